@@ -205,12 +205,14 @@ describe("attack 4: the report of a reply or a recipe's values as deep as their 
     local r = run(ARRAY, "x", { source = true, replies = { reply }, max_attempts = 1 })
     assert.are.same({ "limit", "COAX_EDEPTH", "nesting deeper than 512" }, { r.outcome, r.error.code, r.error.message })
   end)
-  it("tool rounds 508 deep from a recipe's agent: the report holds them", function()
-    local recipe = "local t = {} local c = t for i = 1, 507 do c[1] = {} c = c[1] end "
+  -- (attack 23: a round is {round, calls} as the report's schema says; the depth is in a call's arguments)
+  it("tool rounds 510 deep from a recipe's agent: the report holds them", function()
+    local recipe = "local t = {} local c = t for i = 1, 504 do c[1] = {} c = c[1] end "
       .. "return { schema = { type = 'integer' }, prompt = 'x', max_attempts = 1, "
-      .. "agent = { call = function() return { text = '1', tool_rounds = { { deep = t } } } end } }"
+      .. "agent = { call = function() return { text = '1', tool_rounds = { { round = 1, calls = { { name = 't', "
+      .. "arguments = { d = t }, result = 'r', is_error = false } } } } } end } }"
     local r = run(recipe, "x", { source = true })
-    assert.are.same({ "ok", 1, 508 }, { r.outcome, r.value, depth(r.attempts[1].tool_rounds[1].deep) })
+    assert.are.same({ "ok", 1, 505 }, { r.outcome, r.value, depth(r.attempts[1].tool_rounds[1].calls[1].arguments.d) })
   end)
 end)
 

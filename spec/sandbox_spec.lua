@@ -308,14 +308,15 @@ end)
 
 describe("the engine's own scripts", function()
   it("stay out of reach behind what they hand a recipe (feedback's templates behind its feedback table)", function()
-    -- Rendering the first prompt gives the recipe's feedback table a
-    -- metatable whose __index is the feedback script's template table.
+    -- Rendering the first prompt gives the recipe's feedback table (the
+    -- copy the recipe's check made: ctx.templates) a metatable whose
+    -- __index is the feedback script's template table.
     local e = coax.engine()
     local attacker = e:session([[
 local FB = {}
 return { schema = { type = 'integer' }, prompt = 'x', feedback = FB,
-  strategy = function()
-    local ok, err = pcall(function() getmetatable(FB).__index.parse = 'pwned' end)
+  strategy = function(ctx)
+    local ok, err = pcall(function() getmetatable(ctx.templates).__index.parse = 'pwned' end)
     return { { role = 'user', content = tostring(ok) .. ' ' .. tostring(err) } }
   end }]], "x", { source = true, replies = { "no", "1" } })
     while e:poll(10) > 0 do end

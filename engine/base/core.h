@@ -10,6 +10,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 /* The concrete value layout behind the opaque coax_value. Arrays hold their
@@ -251,6 +252,11 @@ size_t coax_utf8_encode(uint32_t cp, char out[4]);
 /* Copies 'len' bytes to 'out' (room for 3 * len) with every byte that does
 ** not begin a valid sequence replaced by U+FFFD; returns the length written. */
 size_t coax_utf8_replace(const char *s, size_t len, char *out);
+/* Writes the n bytes of s to f with each control character but newline and
+** tab shown as \u00XX, not sent (C0, DEL and, in UTF-8, C1): the messages a
+** terminal shows quote recipes, replies and providers' error bodies, and an
+** escape sequence in them acted there (OSC 52 sets the clipboard). */
+void coax_fput_shown(FILE *f, const char *s, size_t n);
 /* Where s holds its first control character, C0 or DEL but a tab, LF or CR
 ** (a NUL, an ESC) or C1 (U+0080..U+009F, two bytes): no text a writer types;
 ** len when it holds none. */

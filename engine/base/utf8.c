@@ -106,6 +106,30 @@ size_t coax_utf8_encode(uint32_t cp, char out[4])
     return 4;
 }
 
+/* In one write a kilobyte: stderr is unbuffered, and a byte a write was a
+** system call a byte. */
+void coax_fput_shown(FILE *f, const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    char out[1024];
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (len > sizeof out - 8) {
+            fwrite(out, 1, len, f);
+            len = 0;
+        }
+        unsigned c = p[i];
+        if (c == 0xC2 && i + 1 < n && p[i + 1] >= 0x80 && p[i + 1] <= 0x9F) /* U+0080..U+009F */
+            c = p[++i];
+        else if ((c >= 0x20 && c != 0x7F) || c == '\n' || c == '\t') {
+            out[len++] = (char)c;
+            continue;
+        }
+        len += (size_t)snprintf(out + len, sizeof out - len, "\\u%04x", c);
+    }
+    fwrite(out, 1, len, f);
+}
+
 size_t coax_control_byte(const char *s, size_t len)
 {
     size_t i = 0;

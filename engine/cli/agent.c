@@ -200,7 +200,7 @@ int cli_agent_choose(const char *cmd, const cli_agent *a, const char *default_na
 
 static void log_stderr(void *ud, const char *line)
 {
-    fprintf(stderr, "coax %s: %s\n", (const char *)ud, line);
+    cli_errf("coax %s: %s\n", (const char *)ud, line);
 }
 
 void cli_agent_engine(const char *cmd, const cli_agent *a, coax_engine_options *eo)

@@ -228,8 +228,8 @@ static void write_line(batch *b)
         if (own) after = !written || (cut && ftruncate(b->out_fd, st.st_size) == 0)
                              ? "; the lines before are whole: rerun with --resume to finish"
                              : "; rerun with --resume to finish (it cuts the torn last line)";
-        fprintf(stderr, "coax batch: cannot write to %s: %s%s\n", own ? b->o->output : "standard output",
-                strerror(e), after);
+        cli_errf("coax batch: cannot write to %s: %s%s\n", own ? b->o->output : "standard output",
+                 strerror(e), after);
         b->fatal = cli_write_status(e);
     }
     b->line.len = 0;
@@ -507,10 +507,11 @@ static void progress(batch *b, bool final)
              eta[0] ? ", ETA " : "", eta, st->lines ? 100.0 * (double)st->outcome[COAX_OUTCOME_OK] / (double)st->lines : 100.0,
              in, out, b->inflight);
     if (b->tty) {
-        fprintf(stderr, "\r\033[K%s", msg);
+        fputs("\r\033[K", stderr); /* the line drawn before is cleared: the one escape coax writes */
+        cli_errf("%s", msg);
         b->drawn = true;
     } else {
-        fprintf(stderr, "coax batch: %s\n", msg);
+        cli_errf("coax batch: %s\n", msg);
     }
     fflush(stderr);
 }
@@ -520,14 +521,14 @@ static void summary(const batch *b)
     if (b->o->quiet) return;
     const batch_stats *st = &b->st;
     double secs = (coax_now_ms() - b->t0) / 1e3;
-    fprintf(stderr, "coax batch: %llu lines in %.3f s (%.1f lines/s)", (unsigned long long)st->lines, secs,
-            secs > 0 ? (double)st->lines / secs : 0.0);
-    if (st->skipped) fprintf(stderr, ", %llu skipped as done (--resume)", (unsigned long long)st->skipped);
+    cli_errf("coax batch: %llu lines in %.3f s (%.1f lines/s)", (unsigned long long)st->lines, secs,
+             secs > 0 ? (double)st->lines / secs : 0.0);
+    if (st->skipped) cli_errf(", %llu skipped as done (--resume)", (unsigned long long)st->skipped);
     fputs("\n  outcomes:", stderr);
     const char *sep = " ";
     for (int k = COAX_OUTCOME_OK; k < N_OUTCOMES; k++) {
         if (!st->outcome[k]) continue;
-        fprintf(stderr, "%s%s %llu", sep, coax_outcome_name((coax_outcome)k), (unsigned long long)st->outcome[k]);
+        cli_errf("%s%s %llu", sep, coax_outcome_name((coax_outcome)k), (unsigned long long)st->outcome[k]);
         sep = ", ";
     }
     if (!st->lines) fputs(" none", stderr);
@@ -535,15 +536,15 @@ static void summary(const batch *b)
     sep = " ";
     for (int k = 0; k <= HIST; k++) {
         if (!st->attempts[k]) continue;
-        fprintf(stderr, "%s%s%d: %llu", sep, k == HIST ? ">=" : "", k, (unsigned long long)st->attempts[k]);
+        cli_errf("%s%s%d: %llu", sep, k == HIST ? ">=" : "", k, (unsigned long long)st->attempts[k]);
         sep = ", ";
     }
     if (!st->lines) fputs(" none", stderr);
-    fprintf(stderr, "\n  tokens: %llu in, %llu out (estimated)", (unsigned long long)st->in_est,
-            (unsigned long long)st->out_est);
+    cli_errf("\n  tokens: %llu in, %llu out (estimated)", (unsigned long long)st->in_est,
+             (unsigned long long)st->out_est);
     if (st->provider)
-        fprintf(stderr, "; %llu in, %llu out (provider)", (unsigned long long)st->in_prov,
-                (unsigned long long)st->out_prov);
+        cli_errf("; %llu in, %llu out (provider)", (unsigned long long)st->in_prov,
+                 (unsigned long long)st->out_prov);
     fputc('\n', stderr);
 }
 
@@ -573,8 +574,8 @@ static void fill(batch *b)
             break;
         }
         case BR_ERROR:
-            fprintf(stderr, "coax batch: cannot read %s: %s\n", strcmp(b->o->input, "-") ? b->o->input : "standard input",
-                    strerror(b->in.err));
+            cli_errf("coax batch: cannot read %s: %s\n", strcmp(b->o->input, "-") ? b->o->input : "standard input",
+                     strerror(b->in.err));
             b->fatal = 2;
             return;
         }
@@ -636,7 +637,7 @@ static int check_recipe(batch *b)
 {
     char msg[400];
     int status = probe_with(b, "", 0, NULL, msg, sizeof msg);
-    if (status == 4 && msg[0]) fprintf(stderr, "coax batch: %s: %s\n", b->o->recipe, msg);
+    if (status == 4 && msg[0]) cli_errf("coax batch: %s: %s\n", b->o->recipe, msg);
     if (status != 2 || !msg[0]) return status;
     const char *line;
     size_t len;
@@ -681,7 +682,7 @@ static int open_output(batch *b)
         int status = batch_resume_scan(o->output, &b->done, &lines, &torn);
         if (status) return status;
         if (torn && !o->quiet)
-            fprintf(stderr, "coax batch: cut a torn last line (%zu bytes) from %s\n", torn, o->output);
+            cli_errf("coax batch: cut a torn last line (%zu bytes) from %s\n", torn, o->output);
     }
     if (strcmp(o->output, "-")) {
         b->out_fd = open(o->output, O_WRONLY | O_CREAT | O_APPEND | (o->resume ? 0 : O_TRUNC), 0644);
@@ -728,7 +729,7 @@ int cli_batch(int argc, char **argv)
                                   &choice);
     if (status == 0) status = check_recipe(&b);
     if (status == 0) status = open_output(&b);
-    if (status == 0 && choice.notice[0] && !o.quiet) fprintf(stderr, "coax batch: %s\n", choice.notice);
+    if (status == 0 && choice.notice[0] && !o.quiet) cli_errf("coax batch: %s\n", choice.notice);
     if (status == 0 && !(b.slots = calloc(o.concurrency, sizeof *b.slots))) status = cli_fail("batch", COAX_ENOMEM, NULL);
     if (status == 0) {
         if (!o.quiet && strcmp(o.input, "-")) b.total = batch_count_lines(o.input);
@@ -740,8 +741,8 @@ int cli_batch(int argc, char **argv)
         if (!status) {
             summary(&b);
             if (b.stop) {
-                fprintf(stderr, "coax batch: stopped: %lu lines in a row ended in agent_error (the last: %s); "
-                        "the rest is unread: rerun with --resume\n", b.agent_errors_in_a_row, b.stop_msg);
+                cli_errf("coax batch: stopped: %lu lines in a row ended in agent_error (the last: %s); "
+                         "the rest is unread: rerun with --resume\n", b.agent_errors_in_a_row, b.stop_msg);
                 status = 3;
             } else if (b.st.outcome[COAX_OUTCOME_OK] < b.st.lines && !o.allow_failed) {
                 status = 1;

@@ -54,16 +54,16 @@ int main(int argc, char **argv)
     ** commands it started; never a death by SIGPIPE. */
     signal(SIGPIPE, SIG_IGN);
     if (argc < 2) {
-        fprintf(stderr, "coax: a COMMAND is required:");
-        for (size_t i = 0; commands[i].name; i++) fprintf(stderr, "%s %s", i ? "," : "", commands[i].name);
-        fprintf(stderr, " (try coax --help)\n");
+        cli_errf("coax: a COMMAND is required:");
+        for (size_t i = 0; commands[i].name; i++) cli_errf("%s %s", i ? "," : "", commands[i].name);
+        cli_errf(" (try coax --help)\n");
         return 2;
     }
     const char *a = argv[1];
     if (!strcmp(a, "help") && argc > 2) {
         int k = command(argv[2]);
         if (k < 0) {
-            fprintf(stderr, "coax: unknown command '%s' (try coax --help)\n", argv[2]);
+            cli_errf("coax: unknown command '%s' (try coax --help)\n", argv[2]);
             return 2;
         }
         char *help[] = {argv[2], "--help", NULL};
@@ -80,8 +80,8 @@ int main(int argc, char **argv)
     int k = command(a);
     if (k >= 0) return commands[k].run(argc - 1, argv + 1);
     if (a[0] == '-')
-        fprintf(stderr, "coax: unknown option '%s' (try coax --help)\n", a);
+        cli_errf("coax: unknown option '%s' (try coax --help)\n", a);
     else
-        fprintf(stderr, "coax: unknown command '%s' (try coax --help)\n", a);
+        cli_errf("coax: unknown command '%s' (try coax --help)\n", a);
     return 2;
 }

@@ -67,6 +67,10 @@ int cli_size(const char *s, size_t *out);
 ** --max-string) at argv[*i]: 1 matched, 0 not a limit option, -1 bad value. */
 int cli_limit_opt(const char *cmd, int argc, char **argv, int *i, coax_limits *lim);
 
+/* Writes to stderr as fprintf does, through coax_fput_shown (base/core.h):
+** every message of the commands goes through it. */
+void cli_errf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Prints "coax CMD: MESSAGE" to stderr and returns exit status 2. */
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

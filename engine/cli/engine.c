@@ -81,10 +81,9 @@ int cli_engine_fail(const char *cmd, coax_code code, const coax_error *err)
 {
     if (code != COAX_EIO || !err || strncmp(err->msg, "coax scripts not found", 22)) return cli_fail(cmd, code, err);
     const char *paren = strstr(err->msg, " (");
-    fprintf(stderr,
-            "coax %s: %.*s; looked in --lua-path, $COAX_LUA_PATH, lua/ and share/coax/lua beside the coax "
-            "executable, ./lua, then the installed share folder: pass --lua-path DIR (the folder holding "
-            "coax/runtime.lua)\n",
-            cmd, paren ? (int)(paren - err->msg) : (int)strlen(err->msg), err->msg);
+    cli_errf("coax %s: %.*s; looked in --lua-path, $COAX_LUA_PATH, lua/ and share/coax/lua beside the coax "
+             "executable, ./lua, then the installed share folder: pass --lua-path DIR (the folder holding "
+             "coax/runtime.lua)\n",
+             cmd, paren ? (int)(paren - err->msg) : (int)strlen(err->msg), err->msg);
     return coax_exit_status(code);
 }

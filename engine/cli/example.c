@@ -32,19 +32,19 @@ static const char usage_text[] =
 /* Says why no instance was found: the closest attempt's first errors. */
 static void explain(const coax_example_result *r)
 {
-    fprintf(stderr, "coax example: no valid instance found for this schema");
+    cli_errf("coax example: no valid instance found for this schema");
     if (r->limited & COAX_EXAMPLE_HIT_DEPTH)
-        fprintf(stderr, " within the depth limit (--depth N raises it)");
+        cli_errf(" within the depth limit (--depth N raises it)");
     else if (r->limited & COAX_EXAMPLE_HIT_STEPS)
-        fprintf(stderr, " within the step limit (--steps N raises it)");
+        cli_errf(" within the step limit (--steps N raises it)");
     if (!r->value || !r->validation.nerrors) {
-        fprintf(stderr, "\n");
+        cli_errf("\n");
         return;
     }
-    fprintf(stderr, "; the closest attempt fails:\n");
+    cli_errf("; the closest attempt fails:\n");
     for (size_t i = 0; i < r->validation.nerrors && i < 5; i++) {
         const coax_schema_error *e = &r->validation.errors[i];
-        fprintf(stderr, "  at \"%s\" (%s): %s\n", e->instance_location, e->keyword_location, e->message);
+        cli_errf("  at \"%s\" (%s): %s\n", e->instance_location, e->keyword_location, e->message);
     }
 }
 

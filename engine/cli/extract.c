@@ -110,10 +110,10 @@ static int extract_one(const opts *o, const char *text, size_t len, coax_buf *ou
             coax_buf_putc(out, '\n');
         }
         if (!line) {
-            if (nojson) fprintf(stderr, "coax extract: %s\n", nojson);
-            else fprintf(stderr, "coax extract: no valid value: at '%s': %s (%zu error%s)\n",
-                         r.validation.errors[0].instance_location, r.validation.errors[0].message,
-                         r.validation.nerrors, r.validation.nerrors == 1 ? "" : "s");
+            if (nojson) cli_errf("coax extract: %s\n", nojson);
+            else cli_errf("coax extract: no valid value: at '%s': %s (%zu error%s)\n",
+                          r.validation.errors[0].instance_location, r.validation.errors[0].message,
+                          r.validation.nerrors, r.validation.nerrors == 1 ? "" : "s");
         }
         status = 1;
     } else if (line) { /* a limit on one line is that line's error */

@@ -70,7 +70,7 @@ static int repair_one(const repair_opts *o, const char *text, size_t len)
     if (rc) {
         status = cli_fail("repair", rc, &err);
     } else if (!r.valid) {
-        fprintf(stderr, "coax repair: no sure value: %s\n", refusal(&r));
+        cli_errf("coax repair: no sure value: %s\n", refusal(&r));
         status = 1;
     } else {
         if (!o->log) cli_tell_guess("repair", &r);

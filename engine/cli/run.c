@@ -285,7 +285,7 @@ int cli_run(int argc, char **argv)
     if (status == 0 && report && !(rf = fopen(report, "wb")))
         status = cli_usage("run", "cannot write the report to %s: %s", report, strerror(errno));
     if (status == 0) {
-        if (choice.notice[0] && coax_session_outcome(s) != COAX_OUTCOME_INVALID) fprintf(stderr, "coax run: %s\n", choice.notice);
+        if (choice.notice[0] && coax_session_outcome(s) != COAX_OUTCOME_INVALID) cli_errf("coax run: %s\n", choice.notice);
         cli_trap_signals(engine);
         /* As coax_session_run, but a signal ends it; a host agent has no host here: it stops too. */
         while (coax_session_outcome(s) == COAX_OUTCOME_RUNNING && !cli_signalled() && !coax_session_host_request(s, NULL))
@@ -311,7 +311,7 @@ int cli_run(int argc, char **argv)
                     ok = false;
                 }
                 if (!ok) { /* no report (out of memory), or a full disk: not a silent success */
-                    fprintf(stderr, "coax run: cannot write the report to %s: %s\n", report, e ? strerror(e) : "out of memory");
+                    cli_errf("coax run: cannot write the report to %s: %s\n", report, e ? strerror(e) : "out of memory");
                     write_status = e ? cli_write_status(e) : 4;
                 }
                 rf = NULL;
@@ -325,29 +325,29 @@ int cli_run(int argc, char **argv)
             if (stream) {
                 print_last(&events, s);
                 if (events.write_error) {
-                    fprintf(stderr, "coax run: cannot write output: %s\n", strerror(events.write_error));
+                    cli_errf("coax run: cannot write output: %s\n", strerror(events.write_error));
                     if (!write_status) write_status = cli_write_status(events.write_error);
                 }
                 if (!value) { /* the line says why; stderr too, as without --stream */
                     const char *why;
                     coax_session_error(s, &why);
-                    fprintf(stderr, "coax run: %s: %s\n", coax_outcome_name(outcome), why ? why : "(no detail)");
+                    cli_errf("coax run: %s: %s\n", coax_outcome_name(outcome), why ? why : "(no detail)");
                 }
             } else if (value) {
                 fwrite(value, 1, vlen, stdout);
                 fputc('\n', stdout);
                 if (fflush(stdout) || ferror(stdout)) {
                     int e = errno;
-                    fprintf(stderr, "coax run: cannot write output: %s\n", strerror(e));
+                    cli_errf("coax run: cannot write output: %s\n", strerror(e));
                     if (!write_status) write_status = cli_write_status(e);
                 }
             } else {
                 const char *why; /* the report's error (a script error's traceback included) */
                 coax_session_error(s, &why);
-                fprintf(stderr, "coax run: %s: %s\n", coax_outcome_name(outcome), why ? why : "(no detail)");
+                cli_errf("coax run: %s: %s\n", coax_outcome_name(outcome), why ? why : "(no detail)");
             }
             if (value && events.guess[0])
-                fprintf(stderr, "coax run: %s (the report's log lists every repair)\n", events.guess);
+                cli_errf("coax run: %s (the report's log lists every repair)\n", events.guess);
             status = write_status ? write_status : coax_outcome_exit_status(outcome);
         }
     }

@@ -49,7 +49,7 @@ static int tokens_line(void *ud, const char *text, size_t len, coax_buf *out)
         const char *s = coax_value_text(v, &n);
         coax_buf_printf(out, "%zu\n", coax_tokens(t->enc, s, n));
     } else {
-        fprintf(stderr, "coax tokens: line %zu: %s\n", t->line_no, rc ? err.msg : "not a JSON string");
+        cli_errf("coax tokens: line %zu: %s\n", t->line_no, rc ? err.msg : "not a JSON string");
         coax_buf_puts(out, "null\n");
         status = 1;
     }

@@ -64,23 +64,23 @@ int cli_load_schema(const char *cmd, const char *path, const coax_limits *lim, c
     coax_error err = {0};
     coax_code rc = cli_read(path, lim->max_input, &data, &len, &err);
     if (rc == COAX_EIO && path && strcmp(path, "-")) {
-        fprintf(stderr, "coax %s: cannot open schema %s\n", cmd, err.msg + strlen("cannot open "));
+        cli_errf("coax %s: cannot open schema %s\n", cmd, err.msg + strlen("cannot open "));
         return 2;
     }
     if (rc == COAX_OK) {
         rc = coax_parse(arena, data, len, lim, doc, &err);
         free(data);
         if (rc == COAX_ESYNTAX || rc == COAX_EUTF8) {
-            fprintf(stderr, "coax %s: schema %s is not JSON: %s (line %u, column %u)\n", cmd, name, err.msg, err.line,
-                    err.column);
+            cli_errf("coax %s: schema %s is not JSON: %s (line %u, column %u)\n", cmd, name, err.msg, err.line,
+                     err.column);
             return 2;
         }
     }
     if (rc == COAX_OK) rc = coax_schema_compile(*doc, so, NULL, out, &err);
     if (rc == COAX_OK) return 0;
     const char *msg = err.msg[0] ? err.msg : coax_strerror(rc);
-    if (err.line) fprintf(stderr, "coax %s: schema %s: %s (line %u, column %u)\n", cmd, name, msg, err.line, err.column);
-    else fprintf(stderr, "coax %s: schema %s: %s\n", cmd, name, msg);
+    if (err.line) cli_errf("coax %s: schema %s: %s (line %u, column %u)\n", cmd, name, msg, err.line, err.column);
+    else cli_errf("coax %s: schema %s: %s\n", cmd, name, msg);
     /* A limit reached (depth, size, memory) is 4, as for any input; a
     ** schema read within the limits that is not valid is 2. */
     return coax_exit_status(rc) == 4 ? 4 : 2;
@@ -140,13 +140,38 @@ int cli_limit_opt(const char *cmd, int argc, char **argv, int *i, coax_limits *l
     return 0;
 }
 
+static void verrf(const char *fmt, va_list ap)
+{
+    char small[512];
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    if (n >= 0 && (size_t)n < sizeof small) {
+        coax_fput_shown(stderr, small, (size_t)n);
+    } else if (n >= 0) {
+        char *big = malloc((size_t)n + 1);
+        if (big) vsnprintf(big, (size_t)n + 1, fmt, again);
+        coax_fput_shown(stderr, big ? big : small, big ? (size_t)n : sizeof small - 1);
+        free(big);
+    }
+    va_end(again);
+}
+
+void cli_errf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    verrf(fmt, ap);
+    va_end(ap);
+}
+
 int cli_usage(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "coax %s: ", cmd);
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
+    cli_errf("coax %s: ", cmd);
+    verrf(fmt, ap);
+    cli_errf("\n");
     va_end(ap);
     return 2;
 }
@@ -155,9 +180,9 @@ int cli_fail(const char *cmd, coax_code code, const coax_error *err)
 {
     const char *msg = err && err->msg[0] ? err->msg : coax_strerror(code);
     if (err && err->line)
-        fprintf(stderr, "coax %s: %s (line %u, column %u)\n", cmd, msg, err->line, err->column);
+        cli_errf("coax %s: %s (line %u, column %u)\n", cmd, msg, err->line, err->column);
     else
-        fprintf(stderr, "coax %s: %s\n", cmd, msg);
+        cli_errf("coax %s: %s\n", cmd, msg);
     return coax_exit_status(code);
 }
 
@@ -210,12 +235,12 @@ int cli_write_status(int e)
 int cli_flush(const char *cmd, coax_buf *out)
 {
     if (out->oom) {
-        fprintf(stderr, "coax %s: out of memory writing output\n", cmd);
+        cli_errf("coax %s: out of memory writing output\n", cmd);
         return coax_exit_status(COAX_ENOMEM);
     }
     if ((out->len && fwrite(out->data, 1, out->len, stdout) != out->len) || fflush(stdout)) {
         int e = errno;
-        fprintf(stderr, "coax %s: cannot write output: %s\n", cmd, strerror(e));
+        cli_errf("coax %s: cannot write output: %s\n", cmd, strerror(e));
         return cli_write_status(e);
     }
     out->len = 0;
@@ -236,6 +261,6 @@ void cli_tell_guess(const char *cmd, const coax_extract_result *r)
 {
     const coax_repair_entry *e = extract_first_guess(r);
     if (e)
-        fprintf(stderr, "coax %s: a guess at line %u, column %u: %s (--log lists every repair)\n", cmd, e->line,
-                e->column, e->detail);
+        cli_errf("coax %s: a guess at line %u, column %u: %s (--log lists every repair)\n", cmd, e->line,
+                 e->column, e->detail);
 }

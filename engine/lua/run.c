@@ -57,7 +57,9 @@ static const char *find_secret(void *ud, const char *name)
 static void log_stderr(void *ud, const char *line)
 {
     (void)ud;
-    fprintf(stderr, "coax: %s\n", line);
+    fputs("coax: ", stderr);
+    coax_fput_shown(stderr, line, strlen(line)); /* a recipe's URL, a provider's error */
+    fputc('\n', stderr);
 }
 
 /* opts.allow_dirs, a folder or a list of folders, as the NULL-terminated

@@ -85,6 +85,12 @@ coax_value *lcoax_to_value(lua_State *L, int idx, coax_arena *arena,
 coax_value *lcoax_to_value_max(lua_State *L, int idx, coax_arena *arena, size_t max_depth, size_t max_bytes,
                                bool *exceeded);
 
+/* Pushes a new list: items 1..'kept' those of the list at 'prefix', the
+** rest to 'n' plain copies of the list at 'list''s (their raw data, JSON
+** marks and key orders, no other metatable; a table met twice copied once).
+** Nesting past 'max_depth' raises as lcoax_to_value does (lib_copy.c). */
+void lcoax_push_plain_list(lua_State *L, int list, int prefix, lua_Integer kept, lua_Integer n, size_t max_depth);
+
 /* Reads an optional limits table {max_depth=, max_input=, max_string=}. */
 coax_limits lcoax_limits(lua_State *L, int idx);
 

@@ -325,7 +325,9 @@ static void prepare(coax_session *s, const char *dir, const coax_session_options
         return;
     }
     int S = lua_gettop(L);
-    session_raw_field(L, recipe, "schema");
+    session_raw_field(L, S, "recipe"); /* the copy recipe.lua checked, not the table the recipe returned */
+    session_raw_field(L, -1, "schema");
+    lua_remove(L, -2);
     bool limit;
     const char *problem = load_schema(s, dir, host_schema, msg, sizeof msg, &limit);
     if (problem) {

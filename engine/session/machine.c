@@ -414,6 +414,25 @@ static void run_agent(coax_session *s, bool start)
     session_end(s, rounds ? COAX_FAILURE_TOOL_ROUNDS : COAX_FAILURE_AGENT_ERROR, msg);
 }
 
+/* Whether the value on top is a message the report's schema holds ($defs/message): a table whose
+** role (read raw) is one it knows and whose content is text. A strategy's message that was not
+** went to the agent and into a report that did not conform. */
+static bool message_holds(lua_State *L)
+{
+    if (!lua_istable(L, -1)) return false;
+    static const char *const roles[] = {"system", "user", "assistant", "tool"};
+    size_t len = 0;
+    lua_pushliteral(L, "role");
+    const char *role = lua_rawget(L, -2) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
+    bool known = false;
+    for (size_t r = 0; role && r < sizeof roles / sizeof *roles; r++)
+        known = known || (strlen(roles[r]) == len && !memcmp(role, roles[r], len));
+    lua_pushliteral(L, "content");
+    bool text = lua_rawget(L, -3) == LUA_TSTRING;
+    lua_pop(L, 2);
+    return known && text;
+}
+
 /* Budgets before a call: the deadline, and the tokens the call would use. */
 static bool within_budget(coax_session *s)
 {
@@ -454,34 +473,35 @@ static bool within_budget(coax_session *s)
     lua_Integer n = lua_istable(L, -1) ? (lua_Integer)lua_rawlen(L, -1) : 0;
     for (lua_Integer i = 1; i <= n; i++) {
         lua_rawgeti(L, -1, i);
-        if (!lua_istable(L, -1)) {
+        if (!message_holds(L)) {
+            char msg[160] = "strategy: messages must be a list of {role = ..., content = ...} tables";
+            if (lua_istable(L, -1))
+                snprintf(msg, sizeof msg, "strategy: message %lld needs a role (system, user, assistant or tool) "
+                                          "and a string content", (long long)i);
             lua_settop(L, top);
-            session_end(s, COAX_FAILURE_SCRIPT_ERROR,
-                        "strategy: messages must be a list of {role = ..., content = ...} tables");
+            session_end(s, COAX_FAILURE_SCRIPT_ERROR, msg);
             return false;
         }
         lua_pushliteral(L, "content");
         lua_rawget(L, -2);
-        if (lua_type(L, -1) == LUA_TSTRING) {
-            uint64_t count;
-            if (lua_rawgeti(L, known, 2 * i - 1) == LUA_TSTRING && lua_rawequal(L, -1, -2) &&
-                lua_rawgeti(L, known, 2 * i) == LUA_TNUMBER) {
-                count = (uint64_t)lua_tointeger(L, -1);
-            } else { /* estimated once per distinct text (the cache), kept here by position */
-                lua_settop(L, S + 5); /* ... messages, message, content */
-                if ((hashed += lua_rawlen(L, -1)) > s->engine->vm.mem_cap) {
-                    lua_settop(L, top);
-                    session_messages_over_cap(s);
-                    return false;
-                }
-                count = session_estimate_cached(L, cache, -1);
-                lua_pushvalue(L, -1);
-                lua_rawseti(L, known, 2 * i - 1);
-                lua_pushinteger(L, (lua_Integer)count);
-                lua_rawseti(L, known, 2 * i);
+        uint64_t count;
+        if (lua_rawgeti(L, known, 2 * i - 1) == LUA_TSTRING && lua_rawequal(L, -1, -2) &&
+            lua_rawgeti(L, known, 2 * i) == LUA_TNUMBER) {
+            count = (uint64_t)lua_tointeger(L, -1);
+        } else { /* estimated once per distinct text (the cache), kept here by position */
+            lua_settop(L, S + 5); /* ... messages, message, content */
+            if ((hashed += lua_rawlen(L, -1)) > s->engine->vm.mem_cap) {
+                lua_settop(L, top);
+                session_messages_over_cap(s);
+                return false;
             }
-            in += count + 4; /* and a few per message */
+            count = session_estimate_cached(L, cache, -1);
+            lua_pushvalue(L, -1);
+            lua_rawseti(L, known, 2 * i - 1);
+            lua_pushinteger(L, (lua_Integer)count);
+            lua_rawseti(L, known, 2 * i);
         }
+        in += count + 4; /* and a few per message */
         lua_settop(L, S + 3); /* ... messages */
     }
     lua_settop(L, top);

@@ -104,6 +104,17 @@ static int record_messages(lua_State *L)
         kept++;
     }
     s->messages_kept = kept > INT_MAX ? INT_MAX : (int)kept;
+    /* The agent is handed a plain copy of the messages, made here, and the
+    ** report records that copy: agents read a message through its metatable
+    ** (__index), the report raw, so a strategy's message sent one text and
+    ** recorded {}; and a script that kept the list it returned changed it
+    ** after it was recorded (from on_event "attempt_start"), and the agent
+    ** sent what the report never saw. The kept ones are the last copies. */
+    lcoax_push_plain_list(L, 3, 4, kept, n, COAX_DEFAULT_MAX_DEPTH);
+    lua_replace(L, 3);
+    lua_pushliteral(L, "messages");
+    lua_pushvalue(L, 3);
+    lua_rawset(L, 1);
     coax_buf *b = &s->messages;
     b->len = 0;
     coax_escaped said[2];
@@ -331,7 +342,9 @@ void session_take_meta(coax_session *s, lua_State *L, int idx)
     if (session_raw_field(L, idx, "retries") == LUA_TNUMBER && lua_tointeger(L, -1) >= 0 &&
         lua_tointeger(L, -1) <= INT_MAX)
         s->retries = (int)lua_tointeger(L, -1);
-    if (session_raw_field(L, idx, "status") == LUA_TNUMBER && lua_tointeger(L, -1) > 0 && lua_tointeger(L, -1) < 1000)
+    /* an HTTP status has three digits (the report's schema: 5 made a report that did not conform) */
+    if (session_raw_field(L, idx, "status") == LUA_TNUMBER && lua_tointeger(L, -1) >= 100 &&
+        lua_tointeger(L, -1) <= 999)
         s->http_status = (int)lua_tointeger(L, -1);
     lua_pop(L, 3);
 }

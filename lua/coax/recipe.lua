@@ -1,5 +1,7 @@
 --- Checking a recipe: the table a recipe file returns.
 -- @module coax.recipe
+local feedback = require "coax.feedback"
+
 local M = {}
 
 local fields = {
@@ -61,20 +63,58 @@ local function field_fault(k, v)
   end
 end
 
+-- The table a check approves and the engine then uses: each of t's fields
+-- read once, the ones pairs(t) gives and, for each name in `names` it did
+-- not give, t[name] (a field a metatable's __index supplies). A recipe's
+-- table with a metatable could answer each read differently: the check
+-- read max_attempts 3 and the session then -1 ("-1 attempts used up"), a
+-- __pairs that hid budget.tokens = -5 left the engine's raw read a budget
+-- of 2^64 - 5 tokens, and a schema that only __index gave was found by no
+-- raw read ("a schema must be an object or a boolean").
+local function plain_copy(t, names)
+  local copy = {}
+  for k, v in pairs(t) do copy[k] = v end
+  for k in next, names do
+    if rawget(copy, k) == nil then copy[k] = t[k] end
+  end
+  return copy
+end
+
+local BUDGET_FIELDS = { tokens = true, deadline_ms = true }
+local STREAM_FIELDS = { partials = "boolean", stop_early = "boolean", atomic = "table", every_ms = "number" }
+
+-- The names of the templates a recipe's feedback may override, as a message lists them.
+local TEMPLATE_NAMES = {}
+for name in next, feedback.templates do TEMPLATE_NAMES[#TEMPLATE_NAMES + 1] = name end
+table.sort(TEMPLATE_NAMES)
+TEMPLATE_NAMES = table.concat(TEMPLATE_NAMES, ", ")
+
+-- A template is text: coax.feedback sets its own templates under the recipe's copy as its
+-- __index, which a metatable of the recipe's own refused ("cannot change a protected metatable",
+-- in the engine's script) or lost (a base table of templates the recipe's __index lent).
+local function template_fault(k, v)
+  if feedback.templates[k] == nil then
+    return "unknown feedback template '" .. tostring(k) .. "' (" .. TEMPLATE_NAMES .. ")"
+  end
+  if type(v) ~= "string" then return ("feedback.%s must be a string, not a %s"):format(k, type(v)) end
+end
+
 local function budget_fault(k, v)
-  if k ~= "tokens" and k ~= "deadline_ms" then return "unknown budget field '" .. tostring(k) .. "'" end
+  if not BUDGET_FIELDS[k] then return "unknown budget field '" .. tostring(k) .. "'" end
   if math.type(v) ~= "integer" or v <= 0 then return "budget." .. k .. " must be a positive integer" end
 end
 
---- Checks `r` and returns it, or nil and a message naming the bad field.
+--- Checks `r` and returns the plain copy it checked (plain_copy: the session
+-- uses that, never `r` again), or nil and a message naming the bad field.
 -- @tparam table r
--- @treturn[1] table r
+-- @treturn[1] table the copy
 -- @treturn[2] nil
 -- @treturn[2] string
 local MAX_ATTEMPTS = 2147483647
 
 function M.check(r)
   if type(r) ~= "table" then return nil, "a recipe must return a table, not a " .. type(r) end
+  r = plain_copy(r, fields)
   local fault = least_fault(r, field_fault)
   if fault then return nil, fault end
   if r.schema == nil then return nil, "recipe field 'schema' is required" end
@@ -87,18 +127,23 @@ function M.check(r)
   if r.max_class and not classes[r.max_class] then
     return nil, "recipe field 'max_class' must be lossless, inferred or invented, not '" .. r.max_class .. "'"
   end
+  if r.feedback then
+    r.feedback = plain_copy(r.feedback, feedback.templates)
+    fault = least_fault(r.feedback, template_fault)
+    if fault then return nil, fault end
+  end
   if r.budget then
+    r.budget = plain_copy(r.budget, BUDGET_FIELDS)
     fault = least_fault(r.budget, budget_fault)
     if fault then return nil, fault end
   end
   if r.stream then
+    r.stream = plain_copy(r.stream, STREAM_FIELDS)
     local ok, err = M.check_stream(r.stream)
     if not ok then return nil, err end
   end
   return r
 end
-
-local STREAM_FIELDS = { partials = "boolean", stop_early = "boolean", atomic = "table", every_ms = "number" }
 
 local function stream_fault(k, v)
   local want = STREAM_FIELDS[k]
@@ -118,6 +163,7 @@ function M.check_stream(t)
     return nil, "stream.every_ms must be a non-negative integer (milliseconds)"
   end
   if t.atomic then
+    t.atomic = plain_copy(t.atomic, {})
     local n = #t.atomic
     fault = least_fault(t.atomic, function(k, p)
       if math.type(k) ~= "integer" or k < 1 or k > n then return "stream.atomic must be a list of JSON Pointers" end

@@ -98,6 +98,27 @@ local function context(S, info)
   return ctx
 end
 
+-- A copy of a value of the session's messages for the recipe's own code (its strategy, on_submit),
+-- marked as its original is (coax.json's array, object with its key order, number): the session's
+-- are the ones the report recorded and the agent was handed (engine/session/record.c), and the next
+-- attempt's are compared with them for the messages it keeps. A strategy or on_submit that changed
+-- them made the next request keep a message the report never showed.
+local function copy_for_recipe(v, seen)
+  if type(v) ~= "table" then return v end
+  if seen[v] then return seen[v] end
+  local marked, kind = getmetatable(v) ~= nil, coax.json.type(v)
+  if marked and kind == "number" then
+    seen[v] = coax.json.number(rawget(v, "text"))
+    return seen[v]
+  end
+  local c = {}
+  seen[v] = c
+  for k, x in next, v do c[k] = copy_for_recipe(x, seen) end
+  if not marked then return c end
+  if kind == "array" then return coax.json.array(c) end
+  return coax.json.object(c, coax.json.keys(v))
+end
+
 -- Sets the messages of the next call. The session (engine/session/record.c)
 -- records what it keeps of S.previous, the previous call's, and the rest.
 local function set_messages(S, messages)
@@ -113,6 +134,62 @@ function M.first(S)
   return S.messages
 end
 
+-- Whether the table at t holds only the keys `names` allows, read raw (as the session records it).
+local function only_keys(t, names)
+  for k in next, t do
+    if not names[k] then return false end
+  end
+  return true
+end
+
+-- A list the report writes as a JSON array: an empty plain table is written as an object.
+local function is_list(t)
+  if coax.json.type(t) ~= "array" then return false end
+  local n = rawlen(t)
+  for k in next, t do
+    if math.type(k) ~= "integer" or k < 1 or k > n then return false end
+  end
+  return true
+end
+
+local ROUND_KEYS, CALL_KEYS = { round = true, calls = true }, { name = true, arguments = true, result = true,
+  is_error = true }
+
+-- Whether a call's tool rounds are what the report's schema holds ($defs/tool_round), read raw as
+-- engine/session/record.c records them: a recipe's own agent returned any table, and the report did
+-- not conform.
+local function tool_rounds_hold(rounds)
+  if type(rounds) ~= "table" then return true end -- not recorded
+  if not is_list(rounds) then return false end
+  for i = 1, rawlen(rounds) do
+    local r = rawget(rounds, i)
+    if type(r) ~= "table" or not only_keys(r, ROUND_KEYS) then return false end
+    local n, calls = rawget(r, "round"), rawget(r, "calls")
+    if math.type(n) ~= "integer" or n < 1 or type(calls) ~= "table" or not is_list(calls) then return false end
+    for j = 1, rawlen(calls) do
+      local c = rawget(calls, j)
+      if type(c) ~= "table" or not only_keys(c, CALL_KEYS) then return false end
+      local args = rawget(c, "arguments")
+      if type(rawget(c, "name")) ~= "string" or type(rawget(c, "result")) ~= "string"
+          or type(rawget(c, "is_error")) ~= "boolean"
+          or not (type(args) == "string" or type(args) == "table" and coax.json.type(args) == "object") then
+        return false
+      end
+    end
+  end
+  return true
+end
+
+local function checked_reply(reply, ...)
+  local meta = select(2, ...) -- a failed call's (no table first): {retries, status, limit, tool_rounds, ...}
+  local said = type(reply) == "table" and reply or type(meta) == "table" and meta or nil
+  if said and not tool_rounds_hold(rawget(said, "tool_rounds")) then
+    error("the agent's tool_rounds are not a list of {round, calls = {{name, arguments, result, is_error}, ...}} "
+      .. "(the report's $defs/tool_round)", 0)
+  end
+  return reply, ...
+end
+
 --- Calls the agent (inside a coroutine: agents may yield on coax.sleep,
 -- coax.http, coax.command and coax.host_request). Returns {text, usage?,
 -- finish?} or nil, message. When the reply is streamed, request.on_text is
@@ -125,7 +202,7 @@ function M.call(S)
   if S.agent_spec.mode == "tools" then
     request.tools = { render = function(kind, info) return M.render(S, kind, info) end }
   end
-  return S.agent.call(request, S.agent_state)
+  return checked_reply(S.agent.call(request, S.agent_state))
 end
 
 --- The recipe's verdict on a valid value: true, or false and a reason.
@@ -133,6 +210,7 @@ function M.submit(S, value, info)
   local on_submit = S.recipe.on_submit
   if not on_submit then return true end
   local ctx = context(S, info)
+  ctx.messages = copy_for_recipe(S.messages, {})
   local ok, reason = on_submit(value, ctx)
   if ok then return true end
   return false, reason ~= nil and tostring(reason) or "rejected by on_submit"
@@ -146,12 +224,14 @@ end
 -- is the user's
 function M.next(S, info)
   local ctx = context(S, info)
+  if type(S.recipe.strategy) == "function" then ctx.messages = copy_for_recipe(S.messages, {}) end
   local messages, mode = strategy.next_prompt(ctx, S.recipe.strategy)
-  if type(messages) ~= "table" or #messages == 0 then error("strategy returned no messages", 0) end
+  if type(messages) ~= "table" or rawlen(messages) == 0 then error("strategy returned no messages", 0) end
   set_messages(S, messages)
+  -- read raw, as the session checks, records and hands them on (engine/session/machine.c, record.c)
   local said = ctx.feedback
-  local last = messages[#messages]
-  if said == nil and type(last) == "table" and last.role == "user" then said = last.content end
+  local last = rawget(messages, rawlen(messages))
+  if said == nil and type(last) == "table" and rawget(last, "role") == "user" then said = rawget(last, "content") end
   return messages, mode, type(said) == "string" and said or nil
 end
 

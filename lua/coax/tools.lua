@@ -259,7 +259,8 @@ end
 --- A call's arguments for the report: the provider's text, or its object
 -- (an empty object when it sent none).
 function M.arguments_as_sent(args)
-  if type(args) == "string" or type(args) == "table" then return args end
+  if type(args) == "string" or type(args) == "table" and json.type(args) == "object" then return args end
+  if type(args) == "table" then return json.encode(args) end -- a list: its text (the report holds text or an object)
   return json.object({})
 end
 
