@@ -33,6 +33,9 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const char 
     if (!arena || !schema || !out || (!text && len))
         return coax_fail(err, COAX_EINVAL, 0, "coax_extract: NULL argument");
     memset(out, 0, sizeof *out);
+    coax_limits lim = coax_limits_resolve(limits);
+    if (len > lim.max_input) /* before any read of the text: its length may be anything */
+        return coax_fail(err, COAX_ESIZE, 0, "input of %zu bytes exceeds the limit of %zu", len, lim.max_input);
     while (len && !text[len - 1]) len--; /* a C string's terminator or a buffer's padding, counted in */
     size_t ctl = coax_control_byte(text, len);
     if (ctl < len) {
@@ -45,7 +48,6 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const char 
                          (unsigned)column);
     }
     uintptr_t before = coax_stack_arm();
-    coax_limits lim = coax_limits_resolve(limits);
     size_t most = coax_stack_left() / EXTRACT_LEVEL_BYTES;
     bool capped = lim.max_depth > most;
     if (capped) lim.max_depth = most ? most : 1;

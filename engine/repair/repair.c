@@ -887,15 +887,15 @@ coax_code repair_reading(coax_arena *arena, const char *text, size_t len, const 
     j.arena = arena;
     j.alloc = coax_arena_allocator(arena);
     j.text = j.orig = text ? text : "";
-    j.len = len = coax_invisible_end(j.text, len); /* a number before U+200B alone at the end may be cut */
     j.lim = coax_limits_resolve(limits);
+    if (len > j.lim.max_input) /* before any read of the text: its length may be anything */
+        return coax_fail(err, COAX_ESIZE, 0, "input of %zu bytes exceeds the limit of %zu", len,
+                         j.lim.max_input);
+    j.len = len = coax_invisible_end(j.text, len); /* a number before U+200B alone at the end may be cut */
     j.err = err;
     j.rejected = rejected;
     j.log.alloc = j.alloc;
     j.where = (rlocator){j.text, len, arena, NULL};
-    if (len > j.lim.max_input)
-        return coax_fail(err, COAX_ESIZE, 0, "input of %zu bytes exceeds the limit of %zu", len,
-                         j.lim.max_input);
     coax_code rc = run(&j, out);
     if (rc && err && err->offset) coax_error_locate(err, j.orig, len);
     if (!rc && rejected && rejected->code && rejected->offset) coax_error_locate(rejected, j.orig, len);

@@ -159,6 +159,9 @@ static void test_schemas_extract_and_example(void)
     CHECK_INT(coax_extract(NULL, s, "{}", 2, NULL, NULL, &er, &err), COAX_EINVAL);
     CHECK_INT(coax_extract(a, s, "{}", 2, NULL, NULL, NULL, &err), COAX_EINVAL);
     CHECK_INT(coax_extract(a, s, "{}", 2, NULL, &eo, &er, &err), COAX_OK);
+    /* a length past max_input is refused before a byte is read (the control and invisible looks read from the end) */
+    CHECK_INT(coax_extract(a, s, "{", SIZE_MAX, NULL, NULL, &er, &err), COAX_ESIZE);
+    CHECK_INT(coax_extract(a, s, "{}\0\0", 4, NULL, NULL, &er, &err), COAX_OK); /* NULs ending it: padding */
     coax_limits huge = {SIZE_MAX, SIZE_MAX, SIZE_MAX};
     CHECK_INT(coax_extract(a, s, "{\xff}", 3, &huge, NULL, &er, &err), COAX_OK);
     coax_example_result xr;
