@@ -623,7 +623,14 @@ size_t extract_labelling_remark(const char *text, size_t from, size_t e)
     bool paragraph = lines > 1;
     size_t body, past, end = r < e ? remark_end(text, r, e, lines >= 1, &body, &past) : SIZE_MAX;
     if (end == SIZE_MAX || end - body > 48) return SIZE_MAX;
-    for (size_t k = past, n; k < e && (paragraph || text[k] != '\n'); k += n ? n : 1) /* nothing more but a stop */
+    size_t stop = e; /* a paragraph's remark: prose after a blank line heads no JSON ("Let me know ..."); JSON it may */
+    for (size_t k = past, q; paragraph && k < e; k++) {
+        for (q = k + 1; text[k] == '\n' && q < e && (text[q] == ' ' || text[q] == '\t' || text[q] == '\r');) q++;
+        if (text[k] != '\n' || q >= e || text[q] != '\n') continue;
+        if (!memchr(text + q, '{', e - q) && !memchr(text + q, '[', e - q) && !memchr(text + q, '`', e - q)) stop = k;
+        break;
+    }
+    for (size_t k = past, n; k < stop && (paragraph || text[k] != '\n'); k += n ? n : 1) /* nothing more but a stop */
         if (!(n = coax_blank_at(text + k, text + e)) && !coax_byte_in(paragraph ? "\r\n.!" : "\r.!", text[k]))
             return SIZE_MAX;
     for (size_t k; end > body && ((k = coax_blank_before(text + body, text + end)) || coax_byte_in("\r.!:", text[end - 1]));) {
