@@ -64,16 +64,6 @@ static const coax_repair_entry *whole_guess(const coax_repair_result *r)
     return NULL;
 }
 
-/* The line and column (in characters, from 1) of byte 'at'. */
-static void line_column(const char *text, size_t len, size_t at, unsigned *line, unsigned *column)
-{
-    *line = *column = 1;
-    for (size_t i = 0; i < at && i < len; i++) {
-        if (text[i] == '\n') ++*line, *column = 1;
-        else if (((unsigned char)text[i] & 0xC0) != 0x80) ++*column;
-    }
-}
-
 /* whole_guess for the text from its first span of prose on, read as the
 ** whole reply is where nothing comes before its JSON: words before it
 ** ("Here is the JSON:") must not let a span stand alone where that text,
@@ -114,8 +104,8 @@ static coax_code prose_tail_guess(coax_arena *a, extract_job *x)
     if (!out) return COAX_ENOMEM;
     *out = *g;
     out->offset += first;
-    unsigned line, column;
-    line_column(x->raw, x->len, out->offset, &line, &column);
+    uint32_t line, column;
+    coax_locate(x->raw, x->len, out->offset, &line, &column);
     out->line = line, out->column = column;
     x->tail_guess = out;
     x->tail_from = first;
@@ -306,8 +296,8 @@ static const char *prose_error(coax_arena *a, const char *text, size_t len, size
 {
     const char *s;
     size_t n = snippet(text, len, at, &s);
-    unsigned line, column;
-    line_column(text, len, at, &line, &column);
+    uint32_t line, column;
+    coax_locate(text, len, at, &line, &column);
     coax_buf b;
     coax_buf_init(&b, coax_arena_allocator(a));
     coax_buf_printf(&b, "a value was taken out of prose at line %u, column %u ('%.*s'): send the value alone", line,
@@ -559,9 +549,9 @@ static bool part_of(const coax_candidate *h, const scored *hs, const coax_candid
 static coax_code refuse_at(coerce_ctx *c, const extract_job *x, scored *best, const char *fmt, size_t at1,
                            size_t at2)
 {
-    unsigned l1, c1, l2, c2;
-    line_column(x->raw, x->len, at1, &l1, &c1);
-    line_column(x->raw, x->len, at2, &l2, &c2);
+    uint32_t l1, c1, l2, c2;
+    coax_locate(x->raw, x->len, at1, &l1, &c1);
+    coax_locate(x->raw, x->len, at2, &l2, &c2);
     coax_buf buf;
     coax_buf_init(&buf, coax_arena_allocator(c->arena));
     coax_buf_printf(&buf, fmt, l1, c1, l2, c2);
@@ -962,9 +952,9 @@ coax_code extract_within(coax_arena *arena, const coax_schema *schema, const cha
     /* No JSON, and the reply no scalar the schema takes ("Yes" for a boolean): 'err' keeps the answer */
     if (best.index == SIZE_MAX && !r->ncandidates) return COAX_ENOJSON;
     if (best.index == SIZE_MAX) { /* every candidate was in a block whose tag says it holds no answer */
-        unsigned line, column;
+        uint32_t line, column;
         size_t at = r->ncandidates ? r->candidates[0].start : 0;
-        line_column(text, len, at, &line, &column);
+        coax_locate(text, len, at, &line, &column);
         return coax_fail(err, COAX_ENOJSON, at, "the only JSON is %s, at line %u, column %u: send the answer itself",
                          r->candidates[0].source == COAX_SOURCE_TAGGED ? "in a block whose tag says it holds no answer (<example>, <draft>)"
                                 : "marked as no answer by a label or a comment before it (Example:, <!--)",
