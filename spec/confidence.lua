@@ -50,14 +50,36 @@ local function canonical(v)
   return "{" .. table.concat(parts, ",") .. "}"
 end
 
+--- The options a case is read with, as coax.extract takes them.
+function M.options(c)
+  return { finish = c.finish, max_class = c.max_class, strict = c.strict }
+end
+
+--- Calls fn(file, case) for every case of every file, or of the file named
+-- by only (the checks in bench/extract take one file as their argument).
+function M.each(only, fn)
+  for _, file in ipairs(M.files) do
+    if not only or file == only then
+      for _, c in ipairs(M.cases(file)) do fn(file, c) end
+    end
+  end
+end
+
+--- reply read with case c's schema (schema_text: c.schema encoded, which a
+-- caller reading many variants of one case encodes once) and options: the
+-- value's canonical JSON, or nil where it was refused.
+function M.value(c, reply, schema_text)
+  local r = coax.extract(reply, schema_text or json.encode(c.schema), M.options(c))
+  return r and r.valid and canonical(r.value) or nil
+end
+
 --- Runs one case: "right", "refused" (a value was expected, none came) or
 -- "wrong" (a value came that is not the expected one, or any value where a
 -- refusal was due), and what came back.
 M.canonical = canonical
 
 function M.run(c)
-  local r, msg = coax.extract(c.input, json.encode(c.schema),
-    { finish = c.finish, max_class = c.max_class, strict = c.strict })
+  local r, msg = coax.extract(c.input, json.encode(c.schema), M.options(c))
   local got = r and r.valid and json.encode(r.value)
   local detail = got or (r and r.errors[1] and r.errors[1].error) or msg
   if c.expect == "refuse" then return got and "wrong" or "right", detail end

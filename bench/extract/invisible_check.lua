@@ -95,32 +95,28 @@ end
 for _, h in ipairs(marks) do
   local mark, n = hex_bytes(h), { variants = 0, same = 0, refused = 0, text = 0, other = 0 }
   local forms = written(mark)
-  for _, file in ipairs(corpus.files) do
-    for _, c in ipairs((not only or file == only) and corpus.cases(file) or {}) do
-      -- a reply holding the character already (invisible31's) is not told apart from its variants
-      if c.input:find(mark, 1, true) then goto next_case end
-      local want = c.expect ~= "refuse" and canonical(c.expect) or nil
-      local schema = json.encode(c.schema)
-      local variants = { mark .. c.input, c.input .. mark }
-      for _, i in ipairs(blanks(c.input)) do
-        local ch = c.input:sub(i, i)
-        variants[#variants + 1] = c.input:sub(1, i - 1) .. (ch == "\n" and mark .. "\n" or mark) .. c.input:sub(i + 1)
-      end
-      for k, reply in ipairs(variants) do
-        n.variants = n.variants + 1
-        local r = coax.extract(reply, schema, { finish = c.finish, max_class = c.max_class, strict = c.strict })
-        local got = r and r.valid and canonical(r.value)
-        local kind = not got and (want and "refused" or "same") or got == want and "same" or
-          want and only_text(got, want, forms) and "text" or "other"
-        n[kind] = n[kind] + 1
-        if kind == "other" or (kind == "text" and text_too) then
-          print(h, file, c.name, k, kind == "text" and "TEXT" or want and "DIFF" or "ACCEPT", show(reply, mark), "=>",
-            got:sub(1, 120))
-        end
-      end
-      ::next_case::
+  corpus.each(only, function(file, c)
+    -- a reply holding the character already (invisible31's) is not told apart from its variants
+    if c.input:find(mark, 1, true) then return end
+    local want = c.expect ~= "refuse" and canonical(c.expect) or nil
+    local schema = json.encode(c.schema)
+    local variants = { mark .. c.input, c.input .. mark }
+    for _, i in ipairs(blanks(c.input)) do
+      local ch = c.input:sub(i, i)
+      variants[#variants + 1] = c.input:sub(1, i - 1) .. (ch == "\n" and mark .. "\n" or mark) .. c.input:sub(i + 1)
     end
-  end
+    for k, reply in ipairs(variants) do
+      n.variants = n.variants + 1
+      local got = corpus.value(c, reply, schema)
+      local kind = not got and (want and "refused" or "same") or got == want and "same" or
+        want and only_text(got, want, forms) and "text" or "other"
+      n[kind] = n[kind] + 1
+      if kind == "other" or (kind == "text" and text_too) then
+        print(h, file, c.name, k, kind == "text" and "TEXT" or want and "DIFF" or "ACCEPT", show(reply, mark), "=>",
+          got:sub(1, 120))
+      end
+    end
+  end)
   print(("%s variants %d same %d refused %d text %d other %d"):format(h, n.variants, n.same, n.refused, n.text,
     n.other))
 end

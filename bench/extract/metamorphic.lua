@@ -356,12 +356,10 @@ local function read(kind, text, schema, opts)
 end
 
 local cases = {}
-for _, f in ipairs(corpus.files) do
-  for _, c in ipairs(corpus.cases(f)) do
-    cases[#cases + 1] = { src = f .. ":" .. c.name, kind = "extract", input = c.input, schema = json.encode(c.schema),
-      opts = { finish = c.finish, max_class = c.max_class } }
-  end
-end
+corpus.each(nil, function(f, c)
+  cases[#cases + 1] = { src = f .. ":" .. c.name, kind = "extract", input = c.input, schema = json.encode(c.schema),
+    opts = corpus.options(c) }
+end)
 for line in io.lines("spec/fixtures/coerce_cases.jsonl") do
   local c = json.decode(line)
   cases[#cases + 1] = { src = "coerce:" .. c.item, kind = "extract", input = c.reply, schema = json.encode(c.schema),

@@ -110,30 +110,26 @@ local edits = assert(modes[mode], "MUTATION is one of delete, swap, insert, dup,
 local print_text = os.getenv("MUTATION_TEXT") or os.getenv("DELETION_TEXT")
 local only = arg[1]
 local n = { cases = 0, variants = 0, same = 0, refused = 0, shape = 0, text = 0 }
-for _, file in ipairs(corpus.files) do
-  for _, c in ipairs((not only or file == only) and corpus.cases(file) or {}) do
-    if c.expect ~= "refuse" then
-      n.cases = n.cases + 1
-      local want, schema = canonical(c.expect), json.encode(c.schema)
-      for _, edit in ipairs(edits(c.input)) do
-        local reply = edit[1]
-        local r = coax.extract(reply, schema, { finish = c.finish, max_class = c.max_class, strict = c.strict })
-        n.variants = n.variants + 1
-        local got = r and r.valid and canonical(r.value)
-        if not got then n.refused = n.refused + 1
-        elseif got == want then n.same = n.same + 1
-        else
-          local kind = shape(got) == shape(want) and "text" or "shape"
-          n[kind] = n[kind] + 1
-          if kind == "shape" or print_text then
-            print(("%s %s | %s | %s\n  near:  %s\n  reply: %s\n  got:   %s\n  right: %s"):format(kind:upper(), file,
-              c.name, edit[2], (reply:sub(math.max(1, edit[3] - 12), edit[3] + 12):gsub("\n", "\\n")),
-              (reply:gsub("\n", "\\n")):sub(1, 300), got:sub(1, 200), want:sub(1, 200)))
-          end
-        end
+corpus.each(only, function(file, c)
+  if c.expect == "refuse" then return end
+  n.cases = n.cases + 1
+  local want, schema = canonical(c.expect), json.encode(c.schema)
+  for _, edit in ipairs(edits(c.input)) do
+    local reply = edit[1]
+    local got = corpus.value(c, reply, schema)
+    n.variants = n.variants + 1
+    if not got then n.refused = n.refused + 1
+    elseif got == want then n.same = n.same + 1
+    else
+      local kind = shape(got) == shape(want) and "text" or "shape"
+      n[kind] = n[kind] + 1
+      if kind == "shape" or print_text then
+        print(("%s %s | %s | %s\n  near:  %s\n  reply: %s\n  got:   %s\n  right: %s"):format(kind:upper(), file,
+          c.name, edit[2], (reply:sub(math.max(1, edit[3] - 12), edit[3] + 12):gsub("\n", "\\n")),
+          (reply:gsub("\n", "\\n")):sub(1, 300), got:sub(1, 200), want:sub(1, 200)))
       end
     end
   end
-end
+end)
 print(("%s: cases %d, variants %d: the same value %d, refused %d, another value %d (SHAPE %d, TEXT %d)"):format(
   mode, n.cases, n.variants, n.same, n.refused, n.shape + n.text, n.shape, n.text))

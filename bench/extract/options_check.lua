@@ -32,27 +32,25 @@ local function values(c, schema, axis)
   return got
 end
 
-for _, file in ipairs(corpus.files) do
-  for _, c in ipairs((not only or file == only) and corpus.cases(file) or {}) do
-    n.cases = n.cases + 1
-    local schema = json.encode(c.schema)
-    for _, axis in ipairs(axes) do
-      local got = values(c, schema, axis)
-      for a = 1, #axis do
-        for b = a + 1, #axis do
-          local kind = got[a] and (got[b] and got[a] ~= got[b] and "DIFF" or not got[b] and "LOST")
-          local pair = axis[a].name .. ">" .. axis[b].name
-          if kind == "DIFF" then n.diff = n.diff + 1 elseif kind then n.lost[pair] = (n.lost[pair] or 0) + 1 end
-          if kind and not (kind == "LOST" and by_design[pair]) then
-            print(("%s %s | %s | %s\n  reply: %s\n  %s: %s\n  %s: %s"):format(kind, file, c.name, pair,
-              (c.input:gsub("\n", "\\n")):sub(1, 300), axis[a].name, got[a]:sub(1, 200), axis[b].name,
-              got[b] and got[b]:sub(1, 200) or "refused"))
-          end
+corpus.each(only, function(file, c)
+  n.cases = n.cases + 1
+  local schema = json.encode(c.schema)
+  for _, axis in ipairs(axes) do
+    local got = values(c, schema, axis)
+    for a = 1, #axis do
+      for b = a + 1, #axis do
+        local kind = got[a] and (got[b] and got[a] ~= got[b] and "DIFF" or not got[b] and "LOST")
+        local pair = axis[a].name .. ">" .. axis[b].name
+        if kind == "DIFF" then n.diff = n.diff + 1 elseif kind then n.lost[pair] = (n.lost[pair] or 0) + 1 end
+        if kind and not (kind == "LOST" and by_design[pair]) then
+          print(("%s %s | %s | %s\n  reply: %s\n  %s: %s\n  %s: %s"):format(kind, file, c.name, pair,
+            (c.input:gsub("\n", "\\n")):sub(1, 300), axis[a].name, got[a]:sub(1, 200), axis[b].name,
+            got[b] and got[b]:sub(1, 200) or "refused"))
         end
       end
     end
   end
-end
+end)
 local lost = {}
 for pair, count in pairs(n.lost) do lost[#lost + 1] = pair .. " " .. count end
 table.sort(lost)
