@@ -234,6 +234,10 @@ coax_code coax_fail(coax_error *err, coax_code code, size_t offset,
 /* coax_fail for a caller that takes the message's arguments itself. */
 coax_code coax_failv(coax_error *err, coax_code code, size_t offset, const char *fmt, va_list ap)
     __attribute__((format(printf, 4, 0)));
+/* Inserts 'words' into err->msg at byte 'at' (at most its length: the end
+** appends), where the whole still fits; a message too long keeps its own
+** words, which still say what failed. */
+void coax_error_insert(coax_error *err, size_t at, const char *words);
 /* Computes err->line and err->column from err->offset within text. */
 void coax_error_locate(coax_error *err, const char *text, size_t len);
 /* Line and code-point column (both 1-based) of 'offset' in text. */

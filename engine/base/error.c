@@ -4,6 +4,7 @@
 #include "base/core.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static const struct {
     const char *name, *sentence;
@@ -64,6 +65,14 @@ coax_code coax_fail(coax_error *err, coax_code code, size_t offset,
     coax_failv(err, code, offset, fmt, ap);
     va_end(ap);
     return code;
+}
+
+void coax_error_insert(coax_error *err, size_t at, const char *words)
+{
+    size_t len = strlen(err->msg), n = strlen(words);
+    if (at > len || len + n >= sizeof err->msg) return;
+    memmove(err->msg + at + n, err->msg + at, len - at + 1);
+    memcpy(err->msg + at, words, n);
 }
 
 void coax_locate(const char *text, size_t len, size_t offset, uint32_t *line,

@@ -872,11 +872,10 @@ void coax_extract_options_default(coax_extract_options *o)
 ** the extraction's error: that candidate may have been the answer. */
 static coax_code rejected_limit(const coax_error *rejected, coax_error *err)
 {
-    static const char why[] = ": JSON over it beside the value read may be the answer; send a smaller one";
     if (err) {
         *err = *rejected;
-        size_t n = strlen(err->msg);
-        if (n + sizeof why <= sizeof err->msg) memcpy(err->msg + n, why, sizeof why);
+        coax_error_insert(err, strlen(err->msg),
+                          ": JSON over it beside the value read may be the answer; send a smaller one");
     }
     return rejected->code;
 }

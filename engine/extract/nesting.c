@@ -56,13 +56,9 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const char 
     if (rc != COAX_EDEPTH || !capped || !err) return rc;
     /* the parsers' own message at the lowered limit (the schema's evaluation depth says its own) */
     char parsed[64];
-    static const char why[] = " (what the C stack left to an extraction holds)";
     size_t n = (size_t)snprintf(parsed, sizeof parsed, "nesting deeper than %zu", lim.max_depth);
-    size_t rest = strlen(err->msg) - n; /* extract.c's rejected_limit's words after it */
-    if (!strncmp(err->msg, parsed, n) && (err->msg[n] == '\0' || err->msg[n] == ':') &&
-        n + sizeof why + rest <= sizeof err->msg) {
-        memmove(err->msg + n + sizeof why - 1, err->msg + n, rest + 1);
-        memcpy(err->msg + n, why, sizeof why - 1);
-    }
+    /* before extract.c's rejected_limit's words, where they follow */
+    if (!strncmp(err->msg, parsed, n) && (err->msg[n] == '\0' || err->msg[n] == ':'))
+        coax_error_insert(err, n, " (what the C stack left to an extraction holds)");
     return rc;
 }
