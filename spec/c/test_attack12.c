@@ -7,58 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sized.h"
 #include "test.h"
-
-/* A strict host allocator: each block carries its size in a header, so a free or realloc told another
-** size than the block's is counted; malloc(0) and realloc to 0 return NULL, as some hosts' do (C leaves
-** it to the implementation); every realloc moves the block and poisons the old one. */
-typedef struct strict {
-    long live, calls, wrong_size, zero, fail_at;
-} strict;
-
-#define HEADER 16
-
-static void *s_block(strict *st, size_t n)
-{
-    if (++st->calls == st->fail_at || n == 0) {
-        st->zero += n == 0;
-        return NULL;
-    }
-    unsigned char *p = malloc(n + HEADER);
-    if (!p) return NULL;
-    memcpy(p, &n, sizeof n);
-    st->live += (long)n;
-    return p + HEADER;
-}
-
-static void s_release(strict *st, void *q, size_t n)
-{
-    unsigned char *p = (unsigned char *)q - HEADER;
-    size_t had;
-    memcpy(&had, p, sizeof had);
-    if (had != n) st->wrong_size++;
-    st->live -= (long)had;
-    memset(p, 0xA5, had + HEADER);
-    free(p);
-}
-
-static void *s_malloc(void *ctx, size_t n) { return s_block(ctx, n); }
-
-static void *s_realloc(void *ctx, void *q, size_t o, size_t n)
-{
-    strict *st = ctx;
-    if (!q) return s_block(st, n);
-    void *r = s_block(st, n);
-    if (!r) return NULL;
-    memcpy(r, q, o < n ? o : n);
-    s_release(st, q, o);
-    return r;
-}
-
-static void s_free(void *ctx, void *q, size_t n)
-{
-    if (q) s_release(ctx, q, n);
-}
 
 static const char *HOST_RECIPE =
     "return { schema = { type = 'object', properties = { n = { type = 'integer' }, s = { type = 'string' } },"
@@ -77,9 +27,9 @@ static void count_event(void *ud, coax_session *s, const char *name, const char 
 /* One whole life of an engine under 'st': a host-agent session fed in pieces (partials told), answered
 ** wrong then right, beside a replay session whose reply needs a repair, an extraction in an arena, then
 ** everything freed. Returns the number of sessions that ended ok. */
-static int whole_life(strict *st)
+static int whole_life(sized *st)
 {
-    coax_allocator al = {s_malloc, s_realloc, s_free, st};
+    coax_allocator al = SIZED_ALLOCATOR(st);
     coax_engine_options o = {0};
     o.alloc = &al;
     coax_engine *e = NULL;
@@ -145,7 +95,7 @@ static int whole_life(strict *st)
 ** that accounts without headers (as Lua's own allocator interface allows) was told other sizes. */
 static void test_host_allocator_contract(void)
 {
-    strict st = {0};
+    sized st = {0};
     CHECK_INT(whole_life(&st), 3);
     CHECK_INT(st.wrong_size, 0);
     CHECK_INT(st.zero, 0);
@@ -156,11 +106,11 @@ static void test_host_allocator_contract(void)
 ** nothing leaked, every size right. */
 static void test_each_allocation_fails_in_turn(void)
 {
-    strict whole = {0};
+    sized whole = {0};
     whole_life(&whole);
     long step = getenv("ATTACK12_STEP") ? atol(getenv("ATTACK12_STEP")) : 1;
     for (long k = 1; k <= whole.calls; k += step) {
-        strict st = {0, 0, 0, 0, k};
+        sized st = {.fail_at = k};
         whole_life(&st);
         if (st.live || st.wrong_size || st.zero)
             printf("  allocation %ld failing: %ld bytes leaked, %ld wrong sizes\n", k, st.live, st.wrong_size);
@@ -175,8 +125,8 @@ static void test_each_allocation_fails_in_turn(void)
 ** first realloc: a segfault inside coax_engine_new. Each function handed one refuses it. */
 static void test_allocator_missing_a_function(void)
 {
-    strict st = {0};
-    coax_allocator whole = {s_malloc, s_realloc, s_free, &st};
+    sized st = {0};
+    coax_allocator whole = SIZED_ALLOCATOR(&st);
     coax_allocator no_realloc = {s_malloc, NULL, s_free, &st}, no_malloc = {NULL, s_realloc, s_free, &st},
                    no_free = {s_malloc, s_realloc, NULL, &st};
     const coax_allocator *incomplete[] = {&no_realloc, &no_malloc, &no_free};
