@@ -69,9 +69,11 @@ static void test_polling_never_blocks(void)
     const char *why = "unset";
     CHECK_INT(coax_session_error(s, &why), COAX_FAILURE_NONE); /* running: no error yet */
     CHECK(why == NULL);
+    /* How many 5 ms polls find it still running depends on the machine's load (a busy one may finish
+    ** the sleep before the first): the loop must end, with the session done, not a count of turns. */
     int polls = 0;
     while (coax_engine_poll(e, 5) > 0 && polls < 1000) polls++;
-    CHECK(polls >= 1);
+    CHECK(polls < 1000);
     CHECK_INT(coax_session_outcome(s), COAX_OUTCOME_OK);
     why = "unset";
     CHECK_INT(coax_session_error(s, &why), COAX_FAILURE_NONE); /* succeeded: none */
