@@ -427,6 +427,14 @@ static void leave(coax_vm *vm, const armed *outer)
     if (lua_gethookcount(vm->L) != outer->hook_count) lua_sethook(vm->L, hook, LUA_MASKCOUNT, outer->hook_count);
 }
 
+/* What the call that began with 'before' instructions left was charged, added to vm->work. A
+** nested call's is its own: leave() gives the outer call back what it had left when the nested
+** one began, so nothing is counted twice. */
+static void add_work(coax_vm *vm, long before)
+{
+    if (vm->instr_left < before) vm->work += (uint64_t)(before - vm->instr_left);
+}
+
 int vm_call(coax_vm *vm, int nargs, int nresults)
 {
     lua_State *L = vm->L;
@@ -437,8 +445,10 @@ int vm_call(coax_vm *vm, int nargs, int nresults)
     arm(vm);
     vm->current = NULL; /* a call runs no agent: one nested in an agent's is not that agent's */
     vm->head = SIZE_MAX;
+    long before = vm->instr_left;
     int rc = lua_pcall(L, nargs, nresults, base);
     lua_remove(L, base);
+    add_work(vm, before);
     int limit = vm->limit;
     leave(vm, &outer);
     if (!vm->calls) vm->limit = LIMIT_NONE;
@@ -477,6 +487,7 @@ int vm_resume(coax_vm *vm, lua_State *co, int nargs, int *nres, long *call_left)
     step_back(co);
     int rc = lua_resume(co, vm->L, nargs, nres);
     long spent = before - vm->instr_left; /* instr_left is below 0 once stopped */
+    add_work(vm, before);
     *call_left = spent >= *call_left ? 0 : *call_left - spent;
     int limit = vm->limit;
     leave(vm, &outer);

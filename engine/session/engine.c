@@ -165,22 +165,31 @@ static size_t count_running(const coax_engine *e)
 ** reply's failure, then the next request; a partial to tell; a sleep's
 ** end), this many passes at most, so it returns soon whatever its sessions
 ** do: an agent that sleeps 0 in a loop no longer keeps it for ever (and its
-** call ends at VM_CALL_BUDGETS budgets). */
+** call ends at VM_CALL_BUDGETS budgets). And only while those passes, from
+** the one the timeout ran out in, charged the scripts less than one call's
+** instruction budget: each pass may start an attempt of each session, whose
+** calls (prompt, agent, on_event, on_submit, strategy) each have a budget,
+** so 64 passes of a recipe whose hooks each ran 3 million instructions (a
+** third of a budget) kept one e:poll(0) for 14 s; it now returns after one. */
 #define POLL_EXTRA_PASSES 64
 
 static void poll_loop(coax_engine *e, int timeout_ms)
 {
     double deadline = coax_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
     unsigned extra = 0;
+    uint64_t late_from = UINT64_MAX; /* e->vm.work when the pass that ran past the timeout began */
     e->wakes++;
     for (;;) {
         double next;
+        uint64_t work = e->vm.work;
         http_perform(e->http);
         size_t running = pass(e, &next);
         if (running == 0 || e->free_pending) return;
         double now = coax_now_ms();
         if (now >= deadline) {
-            if ((next == 0 || next <= now) && ++extra < POLL_EXTRA_PASSES) continue;
+            if (late_from == UINT64_MAX) late_from = work;
+            bool cheap = e->vm.work - late_from < (uint64_t)e->vm.instr_budget;
+            if ((next == 0 || next <= now) && cheap && ++extra < POLL_EXTRA_PASSES) continue;
             return;
         }
         if (next == 0 || next <= now) continue; /* someone can move at once */

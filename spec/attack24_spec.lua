@@ -1,0 +1,77 @@
+--- Attack round 24: the second promise (a recipe or a reply never hurts its host), against what the
+-- earlier rounds left: what one call of the host's frame costs when every script call of a recipe stays
+-- within its budget.
+require "helper" -- first: it points package.cpath at COAX_BUILD
+local coax = require "coax"
+
+-- ---- one poll past its timeout ----------------------------------------------------------------------
+-- Round 12 bounded a poll by passes: past its timeout a poll takes the steps due at once, 64 passes at
+-- most, and a pass starts one attempt of each session. But an attempt runs several script calls (the
+-- agent, on_event at attempt_start and validation_error, the strategy), each with a budget of its own:
+-- a recipe whose hooks each ran 6 million instructions (under the 10 million of a call) had one
+-- e:poll(0) start 64 attempts, 14.2 s of the host's frame. Past its timeout a poll now takes another
+-- pass only while the passes since charged the scripts less than one call's budget (engine.c's
+-- poll_loop, vm.c's work).
+describe("attack 24: a poll past its timeout", function()
+  -- A recipe whose four calls an attempt (agent, two events, strategy) each run 'iterations' loop
+  -- turns (two instructions each), never answering right, under max_attempts 'n'.
+  local function hooks_that_burn(iterations, n)
+    return ([[
+local function burn() local x = 0 for i = 1, %d do x = x + i end return x end
+return { schema = { type = "object", required = { "q" } }, prompt = "hi", max_attempts = %d,
+  on_event = function(name) if name == "attempt_start" or name == "validation_error" then burn() end end,
+  strategy = function(ctx) burn() return { { role = "user", content = "again" } } end,
+  agent = { call = function() burn() return { text = "{}" } end } }]]):format(iterations, n)
+  end
+
+  -- The attempts each e:poll(0) started until the session ended, its outcome and attempts, and
+  -- the victim session beside it: its outcome and value.
+  local function polls(recipe)
+    local e = coax.engine()
+    local started, per_poll = 0, {}
+    local s = e:session(recipe, "x", { source = true, on_event = function(name)
+      if name == "attempt_start" then started = started + 1 end
+    end })
+    local victim = e:session('return { schema = { type = "object", required = { "n" } }, prompt = "p" }', "x",
+      { source = true, replies = { "no", '{"n": 42}' } })
+    repeat
+      started = 0
+      local left = e:poll(0)
+      per_poll[#per_poll + 1] = started
+    until left == 0
+    local report = s:report()
+    local result = { per_poll, report.outcome, #report.attempts, victim:outcome(), victim:value() }
+    e:close()
+    return result
+  end
+
+  it("stops taking passes once they charged a call's budget: one attempt a poll, not 64", function()
+    -- 24 million instructions an attempt: the poll's first pass is past one budget
+    local r = polls(hooks_that_burn(3000000, 5))
+    assert.are.same({ { 1, 1, 1, 1, 1 }, "exhausted", 5, "ok", { n = 42 } }, r)
+  end)
+
+  it("goes on while the passes cost less: 4 million an attempt, three attempts a poll", function()
+    local r = polls(hooks_that_burn(500000, 7))
+    assert.are.same({ { 3, 3, 1 }, "exhausted", 7, "ok", { n = 42 } }, r)
+  end)
+
+  it("twin: attempts that cost next to nothing still take 64 passes, as round 12 has it", function()
+    local r = polls(hooks_that_burn(10, 200))
+    assert.are.same({ { 64, 64, 64, 8 }, "exhausted", 200, "ok", { n = 42 } }, r)
+  end)
+
+  it("the CPU time of a heavy first poll is one attempt's, not 64 attempts'", function()
+    local function first_poll_cpu(max_attempts)
+      local e = coax.engine()
+      local s = e:session(hooks_that_burn(3000000, max_attempts), "x", { source = true }) -- kept: not collected
+      local t = require("helper").cpu(function() e:poll(0) end)
+      assert.are.equal(max_attempts == 1 and "exhausted" or "running", s:outcome())
+      e:close()
+      return t
+    end
+    local one, of_100 = first_poll_cpu(1), first_poll_cpu(100)
+    -- the one attempt's hooks less the strategy (no next attempt): 4/3; 64 attempts were 85 times
+    assert.is_true(of_100 / one < 3, ("ratio %.2f"):format(of_100 / one))
+  end)
+end)
