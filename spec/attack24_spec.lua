@@ -75,3 +75,29 @@ return { schema = { type = "object", required = { "q" } }, prompt = "hi", max_at
     assert.is_true(of_100 / one < 3, ("ratio %.2f"):format(of_100 / one))
   end)
 end)
+
+-- ---- the engine's own setup is not under the scripts' budget -----------------------------------------
+-- The sandbox and the runtime load in a call (vm_open's setup) that ran under the host's
+-- lua_instructions: an engine asked for a budget under about 3,000 instructions a call could not be
+-- made at all, and said so as COAX_ENOMEM ("loading the coax scripts ...: script stopped: Lua
+-- instruction limit (2000) reached"), a memory failure for a budget the host chose. The setup is
+-- trusted and bounded: it runs without a budget, and the scripts then run under the host's.
+describe("attack 24: a small lua_instructions", function()
+  local SOURCE = 'return { schema = { type = "object" }, prompt = "hi" }'
+
+  it("makes the engine; its sessions stop at the budget, as a limit", function()
+    for _, n in ipairs({ 1 }) do
+      local r = coax.run(SOURCE, "x", { source = true, replies = { "{}" }, lua_instructions = n })
+      assert.are.same({ "limit", "limit",
+        ("recipe: script stopped: Lua instruction limit (%d) reached"):format(n) }, require("helper").ended(r))
+    end
+    local e = coax.engine({ lua_instructions = 1 })
+    assert.are.equal("limit", e:session(SOURCE, "x", { source = true, replies = { "{}" } }):run())
+    e:close()
+  end)
+
+  it("twin: a budget the runtime fits in runs the session", function()
+    local r = coax.run(SOURCE, "x", { source = true, replies = { "{}" }, lua_instructions = 20000 })
+    assert.are.same({ "ok" }, require("helper").ended(r))
+  end)
+end)

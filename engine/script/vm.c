@@ -25,6 +25,7 @@
 
 #include <lauxlib.h>
 #include <lstate.h> /* gcemergency: see lua_retrying; LUA_HOOKTIME: see hook; cfloor: see enter */
+#include <limits.h>
 #include <lualib.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -638,7 +639,12 @@ coax_code vm_open(coax_vm *vm, const coax_allocator *alloc, const char *dir, siz
     setup_args args = {vm, lent, lent_ctx};
     lua_pushcfunction(vm->L, setup);
     lua_pushlightuserdata(vm->L, &args);
-    int rc = vm_call(vm, 1, 0); /* trusted and bounded: its time (valgrind's, too) is not charged */
+    /* Trusted and bounded: neither its time (valgrind's, too) nor its instructions are the host's
+    ** budget, which is the scripts' (a host's lua_instructions of 2,000 made every engine fail to
+    ** load, as COAX_ENOMEM). */
+    vm->instr_budget = LONG_MAX;
+    int rc = vm_call(vm, 1, 0);
+    vm->instr_budget = instructions;
     vm->timed = true;
     if (rc != VM_OK) {
         coax_code code = rc == VM_LIMIT ? COAX_ENOMEM : COAX_ESCRIPT;
