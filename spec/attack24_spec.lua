@@ -61,6 +61,37 @@ return { schema = { type = "object", required = { "q" } }, prompt = "hi", max_at
     assert.are.same({ { 64, 64, 64, 8 }, "exhausted", 200, "ok", { n = 42 } }, r)
   end)
 
+  -- The C of a pass is no script's: an agent that answered 7 MB of "[1,2,3] text " at once (0.5 s of
+  -- extraction an attempt) had one e:poll(0) take 42 attempts, 20.8 s, before the report's bound ended
+  -- the session. A poll's cost is counted as a call's: its scripts' instructions, or its CPU time at
+  -- 250 ns an instruction, whichever is more. Under a budget of 100,000 instructions (25 ms), an
+  -- attempt that extracts 2.8 MB (0.1 s or more) is a poll's last.
+  it("counts the C of its passes too: an agent's long reply, extracted in C, is one attempt a poll", function()
+    local function answering(reps)
+      return ([[
+local big = ("[1,2,3] text "):rep(%d)
+return { schema = { type = "object", required = { "q" } }, prompt = "hi", max_attempts = 3,
+  agent = { call = function() return { text = big } end } }]]):format(reps)
+    end
+    local function per_poll(reps)
+      local e = coax.engine({ lua_instructions = 100000 })
+      local started, counts = 0, {}
+      local s = e:session(answering(reps), "x", { source = true, on_event = function(name)
+        if name == "attempt_start" then started = started + 1 end
+      end })
+      repeat
+        started = 0
+        local left = e:poll(0)
+        counts[#counts + 1] = started
+      until left == 0
+      local r = { counts, s:outcome() }
+      e:close()
+      return r
+    end
+    assert.are.same({ { 1, 1, 1 }, "exhausted" }, per_poll(200000))
+    assert.are.same({ { 3 }, "exhausted" }, per_poll(10)) -- twin: a short reply, all three in one poll
+  end)
+
   it("the CPU time of a heavy first poll is one attempt's, not 64 attempts'", function()
     local function first_poll_cpu(max_attempts)
       local e = coax.engine()

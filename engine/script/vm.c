@@ -37,7 +37,7 @@
 ** that is more than the count itself. Lua runs 1000 instructions in about
 ** 10 us (500 us under valgrind), so only C-heavy stretches pay extra, and
 ** the default budget bounds them to about 2.5 s of CPU (charge_time). */
-#define NS_PER_INSTRUCTION 250
+#define NS_PER_INSTRUCTION VM_NS_PER_INSTRUCTION
 
 coax_vm *vm_of(lua_State *L) { return *(coax_vm **)lua_getextraspace(L); }
 

@@ -13,6 +13,10 @@
 #include <signal.h>
 
 enum { VM_OK = 0, VM_YIELD, VM_ERROR, VM_LIMIT };
+
+/* What one instruction of the budget stands for in time: C work a script's call does is charged
+** an instruction per this many ns of its CPU time (vm.c's hook), as is a poll's (engine.c). */
+#define VM_NS_PER_INSTRUCTION 250
 /* LIMIT_RESPONSE: an HTTP response or a command's output passed its size
 ** cap (coax.http, coax.command);
 ** LIMIT_INTERRUPT: the host asked the engine to stop (vm_interrupt). */
