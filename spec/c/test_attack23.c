@@ -8,52 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "every.h"
 #include "test.h"
-
-/* Each block carries its size in a header: a free or realloc told another size is counted. */
-typedef struct every {
-    long live, calls, wrong_size, every, from;
-} every;
-
-#define HEADER 16
-
-static void *e_block(every *st, size_t n)
-{
-    ++st->calls;
-    if (n == 0 || (st->every && st->calls > st->from && (st->calls - st->from) % st->every == 0)) return NULL;
-    unsigned char *p = malloc(n + HEADER);
-    if (!p) return NULL;
-    memcpy(p, &n, sizeof n);
-    st->live += (long)n;
-    return p + HEADER;
-}
-
-static void e_release(every *st, void *q, size_t n)
-{
-    unsigned char *p = (unsigned char *)q - HEADER;
-    size_t had;
-    memcpy(&had, p, sizeof had);
-    if (had != n) st->wrong_size++;
-    st->live -= (long)had;
-    free(p);
-}
-
-static void *e_malloc(void *ctx, size_t n) { return e_block(ctx, n); }
-
-static void *e_realloc(void *ctx, void *q, size_t o, size_t n)
-{
-    if (!q) return e_block(ctx, n);
-    void *r = e_block(ctx, n);
-    if (!r) return NULL;
-    memcpy(r, q, o < n ? o : n);
-    e_release(ctx, q, o);
-    return r;
-}
-
-static void e_free(void *ctx, void *q, size_t n)
-{
-    if (q) e_release(ctx, q, n);
-}
 
 static const char *RECIPE =
     "local coax = require 'coax'\n"
@@ -71,7 +27,7 @@ static const char *RECIPE =
 ** Returns the sessions that ended ok; any ok one must hold the one right value. */
 static int life(every *st, long *engine_at)
 {
-    coax_allocator al = {e_malloc, e_realloc, e_free, st};
+    coax_allocator al = EVERY_ALLOCATOR(st);
     coax_engine_options o = {0};
     o.alloc = &al;
     coax_engine *e = NULL;
