@@ -768,8 +768,8 @@ COAX_API void coax_engine_free(coax_engine *engine);
 ** host that is shutting down; async-signal-safe (it sets a flag), so a signal handler may call it. */
 COAX_API void coax_engine_interrupt(coax_engine *engine);
 
-/* Advances every session without waiting (a pass starts one attempt a session at most), then waits for timers
-** (coax.sleep) and HTTP (coax.http) at most 'timeout_ms' (0: never waits; past it, it returns within 64 passes).
+/* Advances every session (a pass starts one attempt a session at most), then waits for timers and HTTP at most
+** 'timeout_ms' (0: never; past it, it returns within 64 passes, or once they cost one script call's budget).
 ** Requests in flight move at every poll. Returns the sessions still running (in a callback: moves nothing). */
 COAX_API size_t coax_engine_poll(coax_engine *engine, int timeout_ms);
 

@@ -25,6 +25,7 @@
 
 #include <lauxlib.h>
 #include <lstate.h> /* gcemergency: see lua_retrying; LUA_HOOKTIME: see hook; cfloor: see enter */
+#include <limits.h>
 #include <lualib.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +37,7 @@
 ** that is more than the count itself. Lua runs 1000 instructions in about
 ** 10 us (500 us under valgrind), so only C-heavy stretches pay extra, and
 ** the default budget bounds them to about 2.5 s of CPU (charge_time). */
-#define NS_PER_INSTRUCTION 250
+#define NS_PER_INSTRUCTION VM_NS_PER_INSTRUCTION
 
 coax_vm *vm_of(lua_State *L) { return *(coax_vm **)lua_getextraspace(L); }
 
@@ -427,6 +428,14 @@ static void leave(coax_vm *vm, const armed *outer)
     if (lua_gethookcount(vm->L) != outer->hook_count) lua_sethook(vm->L, hook, LUA_MASKCOUNT, outer->hook_count);
 }
 
+/* What the call that began with 'before' instructions left was charged, added to vm->work. A
+** nested call's is its own: leave() gives the outer call back what it had left when the nested
+** one began, so nothing is counted twice. */
+static void add_work(coax_vm *vm, long before)
+{
+    if (vm->instr_left < before) vm->work += (uint64_t)(before - vm->instr_left);
+}
+
 int vm_call(coax_vm *vm, int nargs, int nresults)
 {
     lua_State *L = vm->L;
@@ -437,8 +446,10 @@ int vm_call(coax_vm *vm, int nargs, int nresults)
     arm(vm);
     vm->current = NULL; /* a call runs no agent: one nested in an agent's is not that agent's */
     vm->head = SIZE_MAX;
+    long before = vm->instr_left;
     int rc = lua_pcall(L, nargs, nresults, base);
     lua_remove(L, base);
+    add_work(vm, before);
     int limit = vm->limit;
     leave(vm, &outer);
     if (!vm->calls) vm->limit = LIMIT_NONE;
@@ -477,6 +488,7 @@ int vm_resume(coax_vm *vm, lua_State *co, int nargs, int *nres, long *call_left)
     step_back(co);
     int rc = lua_resume(co, vm->L, nargs, nres);
     long spent = before - vm->instr_left; /* instr_left is below 0 once stopped */
+    add_work(vm, before);
     *call_left = spent >= *call_left ? 0 : *call_left - spent;
     int limit = vm->limit;
     leave(vm, &outer);
@@ -627,7 +639,12 @@ coax_code vm_open(coax_vm *vm, const coax_allocator *alloc, const char *dir, siz
     setup_args args = {vm, lent, lent_ctx};
     lua_pushcfunction(vm->L, setup);
     lua_pushlightuserdata(vm->L, &args);
-    int rc = vm_call(vm, 1, 0); /* trusted and bounded: its time (valgrind's, too) is not charged */
+    /* Trusted and bounded: neither its time (valgrind's, too) nor its instructions are the host's
+    ** budget, which is the scripts' (a host's lua_instructions of 2,000 made every engine fail to
+    ** load, as COAX_ENOMEM). */
+    vm->instr_budget = LONG_MAX;
+    int rc = vm_call(vm, 1, 0);
+    vm->instr_budget = instructions;
     vm->timed = true;
     if (rc != VM_OK) {
         coax_code code = rc == VM_LIMIT ? COAX_ENOMEM : COAX_ESCRIPT;

@@ -13,6 +13,10 @@
 #include <signal.h>
 
 enum { VM_OK = 0, VM_YIELD, VM_ERROR, VM_LIMIT };
+
+/* What one instruction of the budget stands for in time: C work a script's call does is charged
+** an instruction per this many ns of its CPU time (vm.c's hook), as is a poll's (engine.c). */
+#define VM_NS_PER_INSTRUCTION 250
 /* LIMIT_RESPONSE: an HTTP response or a command's output passed its size
 ** cap (coax.http, coax.command);
 ** LIMIT_INTERRUPT: the host asked the engine to stop (vm_interrupt). */
@@ -23,6 +27,9 @@ typedef struct coax_vm {
     const coax_allocator *alloc;
     size_t mem_used, mem_cap;
     long instr_budget, instr_left;
+    uint64_t work;     /* the instructions every call and resume has been charged, their C time's
+                       ** included (vm_call, vm_resume), added up over the VM's life: what a poll
+                       ** measures its passes by (engine.c's poll_loop) */
     bool call_capped;  /* instr_left is what is left of an agent's call (vm_resume), less than a budget */
     uint64_t tick_ns;  /* when the budget was last charged (CLOCK_MONOTONIC) */
     uint64_t cpu_ns;   /* the thread's CPU time when it was last read (vm.c's charge_time) */

@@ -165,22 +165,44 @@ static size_t count_running(const coax_engine *e)
 ** reply's failure, then the next request; a partial to tell; a sleep's
 ** end), this many passes at most, so it returns soon whatever its sessions
 ** do: an agent that sleeps 0 in a loop no longer keeps it for ever (and its
-** call ends at VM_CALL_BUDGETS budgets). */
+** call ends at VM_CALL_BUDGETS budgets). And only while those passes, from
+** the one the timeout ran out in, cost less than one call's budget (cheap):
+** each pass may start an attempt of each session, whose calls (prompt,
+** agent, on_event, on_submit, strategy) each have a budget, and whose reply
+** is extracted in C, so 64 passes of a recipe whose hooks each ran 6 million
+** instructions (under the 10 million of a call) kept one e:poll(0) for
+** 14.2 s, and of one whose agent answered 7 MB of "[1,2,3] text " at once
+** (0.5 s of extraction an attempt, no script's) for 20.8 s. */
 #define POLL_EXTRA_PASSES 64
+
+/* Whether the passes since the VM's work was 'work' and the thread's CPU time 'cpu' cost less
+** than one call's budget, counted as a call's cost is: the instructions the scripts were charged
+** (their C time included), or the CPU time at VM_NS_PER_INSTRUCTION an instruction, whichever is
+** more. */
+static bool cheap_since(const coax_engine *e, uint64_t work, uint64_t cpu)
+{
+    uint64_t budget = (uint64_t)e->vm.instr_budget;
+    return e->vm.work - work < budget && (coax_cpu_ns() - cpu) / VM_NS_PER_INSTRUCTION < budget;
+}
 
 static void poll_loop(coax_engine *e, int timeout_ms)
 {
     double deadline = coax_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
     unsigned extra = 0;
+    bool late = false;
+    uint64_t late_work = 0, late_cpu = 0; /* when the pass that ran past the timeout began */
     e->wakes++;
     for (;;) {
         double next;
+        uint64_t work = e->vm.work, cpu = coax_cpu_ns();
         http_perform(e->http);
         size_t running = pass(e, &next);
         if (running == 0 || e->free_pending) return;
         double now = coax_now_ms();
         if (now >= deadline) {
-            if ((next == 0 || next <= now) && ++extra < POLL_EXTRA_PASSES) continue;
+            if (!late) late = true, late_work = work, late_cpu = cpu;
+            if ((next == 0 || next <= now) && cheap_since(e, late_work, late_cpu) && ++extra < POLL_EXTRA_PASSES)
+                continue;
             return;
         }
         if (next == 0 || next <= now) continue; /* someone can move at once */
