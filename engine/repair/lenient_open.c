@@ -375,3 +375,54 @@ coax_code lp_handle_close(lp *ps, char c, coax_value *v)
     return lp_close_top(ps, v, false);
 }
 
+
+/* Past this nesting the look below gives up (no guess named): its stack is a fixed array. */
+#define LP_RUN_DEPTH 64
+
+/* Whether the closers from q on (spaces between them) close every container in stack[0..depth), innermost first,
+** inside the string ending at 'quote'. */
+static bool closes_all(const char *q, const char *quote, const char *stack, size_t depth)
+{
+    for (size_t k = depth; k-- > 0; q++) {
+        while (q < quote && ws_tab[(unsigned char)*q]) q++;
+        if (q >= quote || *q != (stack[k] == '{' ? '}' : ']')) return false;
+    }
+    return true;
+}
+
+/* Whether a double-quoted string between the outermost container left open at the end and 'end' holds, after
+** some text and before any bracket of its own opened, the closers of every container open around it: { "guests":
+** ["Ada", "Bob] }  (no guests)  { ", "guests" is a list of three strings closed at the end, or Bob's quote lost
+** before the closers that ended the JSON, the rest the model's stray text. One slip each; the reading is a guess.
+** A string whose closer an opener in it matches ("f() { return 1; }") holds no such run. */
+bool lp_open_string_closers(const lp *ps, const char *end)
+{
+    char stack[LP_RUN_DEPTH];
+    size_t depth = 0;
+    for (const char *p = ps->opens[0].at; p < end; p++) {
+        if (*p == '{' || *p == '[') {
+            if (depth == LP_RUN_DEPTH) return false;
+            stack[depth++] = *p;
+        } else if (*p == '}' || *p == ']') {
+            if (depth) depth--;
+        } else if (*p == '"') {
+            const char *open = p++, *run = NULL;
+            unsigned inner = 0; /* brackets the string opened itself */
+            for (; p < end && *p != '"'; p++) {
+                if (*p == '\\') {
+                    p += p + 1 < end;
+                } else if (*p == '{' || *p == '[') {
+                    inner++;
+                } else if ((*p == '}' || *p == ']') && !inner && !run) {
+                    const char *t = p;
+                    while (t > open + 1 && ws_tab[(unsigned char)t[-1]]) t--;
+                    if (t > open + 1) run = p; /* text before it: the first run only */
+                } else if ((*p == '}' || *p == ']') && inner) {
+                    inner--;
+                }
+            }
+            if (run && depth && p < end && closes_all(run, p, stack, depth)) return true;
+        }
+    }
+    return false;
+}
