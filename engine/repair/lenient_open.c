@@ -219,6 +219,54 @@ bool lp_open_layout(lp *ps)
     return false;
 }
 
+/* Past this nesting the looks below give up (no guess named): their stacks are fixed arrays. */
+#define LP_RUN_DEPTH 64
+/* How many containers further out than the innermost restarts_outer compares with the last value. */
+#define LP_RESTART_LEVELS 8
+
+/* Whether the text from a on, spaces aside, begins with the text of [p, pe), spaces aside. */
+static bool text_begins_with(const char *a, const char *ae, const char *p, const char *pe)
+{
+    for (;;) {
+        while (p < pe && ws_tab[(unsigned char)*p]) p++;
+        while (a < ae && ws_tab[(unsigned char)*a]) a++;
+        if (p >= pe) return true;
+        if (a >= ae || *a != *p) return false;
+        a++, p++;
+    }
+}
+
+/* Whether the last value of the innermost container left open at the end, a container closed right before the
+** end, starts over one further out: its text begins with all that was written from that one's opener up to it,
+** an item or member at least ({"a": [1, 2, {"a": [1, 2, 3]} is {"a": [1, 2, {"a": [1, 2, 3]}]} nested, or the
+** reply started over at {"a": [1, 2, 3]}). restarts looks at the innermost container itself, member by member. */
+static bool restarts_outer(const lp *ps, const char *end)
+{
+    if (ps->nopens < 2) return false;
+    const char *at[LP_RUN_DEPTH], *last = NULL, *last_end = NULL;
+    size_t depth = 0;
+    for (const char *p = ps->opens[0].at; p < end; p++) {
+        if (*p == '"') {
+            for (p++; p < end && *p != '"'; p++) p += *p == '\\' && p + 1 < end;
+        } else if (*p == '{' || *p == '[') {
+            if (depth == LP_RUN_DEPTH) return false;
+            at[depth++] = p;
+        } else if ((*p == '}' || *p == ']') && depth) {
+            if (--depth == ps->nopens) last = at[depth], last_end = p + 1; /* a value of the innermost open */
+        }
+    }
+    if (!last || depth != ps->nopens) return false;
+    while (last_end < end && ws_tab[(unsigned char)*last_end]) last_end++;
+    if (last_end != end) return false;
+    size_t from = ps->nopens - 1 > LP_RESTART_LEVELS ? ps->nopens - 1 - LP_RESTART_LEVELS : 0;
+    for (size_t k = from; k + 1 < ps->nopens; k++) {
+        const char *o = ps->opens[k].at;
+        if (*o != *last || o >= last || !memchr(o, ',', (size_t)(last - o))) continue;
+        if (text_begins_with(last, end, o, last)) return true;
+    }
+    return false;
+}
+
 /* Whether the container o, left open at the end, ends with a value that
 ** starts it over: an object whose last member's value is an object whose
 ** first members are o's others, keys and values, and the last's key or two
@@ -279,7 +327,7 @@ bool lp_open_key_style(lp *ps)
 ** last value (restarts); those further out hold an open one last. */
 bool lp_open_restarts(lp *ps)
 {
-    return ps->nopens && restarts(ps, &ps->opens[ps->nopens - 1], ps->kid_top);
+    return ps->nopens && (restarts(ps, &ps->opens[ps->nopens - 1], ps->kid_top) || restarts_outer(ps, ps->p));
 }
 
 /* Whether the innermost container, a list left open and closed by the repair at 'closer' (its
@@ -375,9 +423,6 @@ coax_code lp_handle_close(lp *ps, char c, coax_value *v)
     return lp_close_top(ps, v, false);
 }
 
-
-/* Past this nesting the look below gives up (no guess named): its stack is a fixed array. */
-#define LP_RUN_DEPTH 64
 
 /* Whether the closers from q on (spaces between them) close every container in stack[0..depth), innermost first,
 ** inside the string ending at 'quote'. */
