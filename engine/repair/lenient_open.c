@@ -424,21 +424,26 @@ coax_code lp_handle_close(lp *ps, char c, coax_value *v)
 }
 
 
-/* Whether the closers from q on (spaces between them) close every container in stack[0..depth), innermost first,
-** inside the string ending at 'quote'. */
-static bool closes_all(const char *q, const char *quote, const char *stack, size_t depth)
+/* How many containers of stack[0..depth), innermost first, the closers from q on (spaces between them) close
+** inside the string ending at 'quote'; '*ends' says whether the string ends right after them. */
+static size_t closer_run(const char *q, const char *quote, const char *stack, size_t depth, bool *ends)
 {
-    for (size_t k = depth; k-- > 0; q++) {
+    size_t n = 0;
+    for (; n < depth; n++, q++) {
         while (q < quote && ws_tab[(unsigned char)*q]) q++;
-        if (q >= quote || *q != (stack[k] == '{' ? '}' : ']')) return false;
+        if (q >= quote || *q != (stack[depth - 1 - n] == '{' ? '}' : ']')) break;
     }
-    return true;
+    while (q < quote && ws_tab[(unsigned char)*q]) q++;
+    *ends = q >= quote;
+    return n;
 }
 
 /* Whether a double-quoted string between the outermost container left open at the end and 'end' holds, after
 ** some text and before any bracket of its own opened, the closers of every container open around it: { "guests":
 ** ["Ada", "Bob] }  (no guests)  { ", "guests" is a list of three strings closed at the end, or Bob's quote lost
 ** before the closers that ended the JSON, the rest the model's stray text. One slip each; the reading is a guess.
+** So is a string the reply ends on whose text ends with closers of the innermost ones: ["math", "poetry]" is
+** "poetry]" with the list's ']' lost, or its quote and ']' exchanged, the ones further out lost either way.
 ** A string whose closer an opener in it matches ("f() { return 1; }") holds no such run. */
 bool lp_open_string_closers(const lp *ps, const char *end)
 {
@@ -466,7 +471,11 @@ bool lp_open_string_closers(const lp *ps, const char *end)
                     inner--;
                 }
             }
-            if (run && depth && p < end && closes_all(run, p, stack, depth)) return true;
+            bool ends;
+            size_t n = run && depth && p < end ? closer_run(run, p, stack, depth, &ends) : 0;
+            const char *after = p + 1;
+            while (after < end && ws_tab[(unsigned char)*after]) after++;
+            if (n && (n == depth || (ends && after >= end))) return true;
         }
     }
     return false;
