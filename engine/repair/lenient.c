@@ -192,7 +192,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                 ** brace?) makes up an empty object */
                 bool empty = ps->kid_top == ps->kids + top->base;
                 if (ps->comma) note(ps, RK_TRAILING_COMMA, ps->comma);
-                note_as(ps, RK_MISSING_BRACKET, class_if(empty), p);
+                note_as(ps, RK_MISSING_BRACKET, class_if(empty || lp_string_ends_with(ps, p, '}')), p);
                 if ((rc = lp_close_top(ps, &v, false))) return rc;
                 if (empty) v.flags |= COAX_VF_INVENTED;
                 goto have_value;

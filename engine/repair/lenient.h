@@ -186,6 +186,9 @@ bool lp_item_in_doubt(const lp *ps, const lopen *top, const char *p);
 ** (then logged as inferred, else as invented): parse_one's test, and the
 ** fast loop's before a quote or a word. */
 bool lp_missing_comma_clear(const lp *ps, const lopen *top, const char *p);
+/* Whether the text before p, spaces and a comma aside, ends with a string whose text ends with 'c' right before
+** its quote ("Ada," "age": the quote and the comma exchanged?). */
+bool lp_string_ends_with(const lp *ps, const char *p, char c);
 /* Skips spaces, comments and Unicode spaces at ps->p, logging what is not
 ** JSON (lenient_space.c): parse_one's way past what is not a space or a
 ** tab, and the fast loop's at a comment before a key. */

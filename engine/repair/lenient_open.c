@@ -408,7 +408,8 @@ coax_code lp_handle_close(lp *ps, char c, coax_value *v)
             /* opens[k-1] matches: close everything inside it first. One
             ** level has one reading; several leave open where each ended. */
             coax_class cls = class_if(ps->nopens - k > 1 || (empty && !ps->opens[k - 1].object) ||
-                                      lp_open_stray(ps, at));
+                                      lp_open_stray(ps, at) ||
+                                      lp_string_ends_with(ps, at, ps->opens[ps->nopens - 1].object ? '}' : ']'));
             while (ps->nopens > k) {
                 note_as(ps, RK_MISSING_BRACKET, cls, at);
                 coax_value inner;
