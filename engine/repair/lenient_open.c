@@ -439,12 +439,25 @@ static size_t closer_run(const char *q, const char *quote, const char *stack, si
     return n;
 }
 
+/* Whether the n innermost of stack[0..depth), which closers ending a string close, are of the kinds of all
+** the containers left open at the end, innermost first: the closers after the string, a level further out once
+** those are the string's closers moved out of it, then close them all ({"c": {"d": "e}"}, "f": 1} is "e}" and
+** the outer brace lost, or "e"} with the quote and brace exchanged, whole). */
+static bool shifted_closes(const lp *ps, const char *stack, size_t depth, size_t n)
+{
+    if (n != ps->nopens) return false;
+    for (size_t i = 0; i < n; i++)
+        if ((stack[depth - 1 - i] == '{') != ps->opens[ps->nopens - 1 - i].object) return false;
+    return true;
+}
+
 /* Whether a double-quoted string between the outermost container left open at the end and 'end' holds, after
 ** some text and before any bracket of its own opened, the closers of every container open around it: { "guests":
 ** ["Ada", "Bob] }  (no guests)  { ", "guests" is a list of three strings closed at the end, or Bob's quote lost
 ** before the closers that ended the JSON, the rest the model's stray text. One slip each; the reading is a guess.
 ** So is a string the reply ends on whose text ends with closers of the innermost ones: ["math", "poetry]" is
-** "poetry]" with the list's ']' lost, or its quote and ']' exchanged, the ones further out lost either way.
+** "poetry]" with the list's ']' lost, or its quote and ']' exchanged, the ones further out lost either way;
+** and one whose closers, moved out of it, leave the closers after it closing all that is left open.
 ** A string whose closer an opener in it matches ("f() { return 1; }") holds no such run. */
 bool lp_open_string_closers(const lp *ps, const char *end)
 {
@@ -476,7 +489,7 @@ bool lp_open_string_closers(const lp *ps, const char *end)
             size_t n = run && depth && p < end ? closer_run(run, p, stack, depth, &ends) : 0;
             const char *after = p + 1;
             while (after < end && ws_tab[(unsigned char)*after]) after++;
-            if (n && (n == depth || (ends && after >= end))) return true;
+            if (n && (n == depth || (ends && (after >= end || shifted_closes(ps, stack, depth, n))))) return true;
         }
     }
     return false;
