@@ -155,7 +155,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                                       lp_closer_commented(ps) || lp_closer_dedented(ps) || lp_open_layout(ps) ||
                                       lp_open_restarts(ps) || lp_open_key_style(ps) ||
                                       (ps->nopens == 1 && lp_open_stray(ps, p)) || lp_open_doubled(ps) ||
-                                      lp_open_string_closers(ps, p));
+                                      lp_open_two_ways(ps, p));
             while (ps->nopens) {
                 if ((rc = lp_close_top(ps, &v, true))) return rc;
                 note_as(ps, RK_CLOSED_BRACKET, cls, p);

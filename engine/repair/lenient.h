@@ -276,9 +276,10 @@ bool lp_open_stray(const lp *ps, const char *closer);
 /* Whether a list left open at the end holds one list only, opened right after its bracket:
 ** [["a", "b" is [["a", "b"]] or ["a", "b"] with its bracket typed twice. */
 bool lp_open_doubled(const lp *ps);
-/* Whether a string inside the containers left open at the end holds, after its text, the closers of every one
-** open around it ({"a": ["x", "y] } (none) {", "z"): its quote may have been lost before them. */
-bool lp_open_string_closers(const lp *ps, const char *end);
+/* Whether the text of the containers left open at the end reads two ways: a string inside them holds, after its
+** text, the closers of every one open around it ({"a": ["x", "y] } (none) {", "z"): its quote may have been lost
+** before them; or the last value starts a container further out over ({"a": [1, {"a": [1, 2]}). */
+bool lp_open_two_ways(const lp *ps, const char *end);
 
 /* Whether a container left open at the end had its closer in a comment
 ** inside it (lenient_space.c marks them). */

@@ -239,23 +239,11 @@ static bool text_begins_with(const char *a, const char *ae, const char *p, const
 /* Whether the last value of the innermost container left open at the end, a container closed right before the
 ** end, starts over one further out: its text begins with all that was written from that one's opener up to it,
 ** an item or member at least ({"a": [1, 2, {"a": [1, 2, 3]} is {"a": [1, 2, {"a": [1, 2, 3]}]} nested, or the
-** reply started over at {"a": [1, 2, 3]}). restarts looks at the innermost container itself, member by member. */
-static bool restarts_outer(const lp *ps, const char *end)
+** reply started over at {"a": [1, 2, 3]}). restarts looks at the innermost container itself, member by member;
+** lp_open_two_ways finds 'last', [last, last_end). */
+static bool restarts_outer(const lp *ps, const char *last, const char *last_end, const char *end)
 {
-    if (ps->nopens < 2) return false;
-    const char *at[LP_RUN_DEPTH], *last = NULL, *last_end = NULL;
-    size_t depth = 0;
-    for (const char *p = ps->opens[0].at; p < end; p++) {
-        if (*p == '"') {
-            for (p++; p < end && *p != '"'; p++) p += *p == '\\' && p + 1 < end;
-        } else if (*p == '{' || *p == '[') {
-            if (depth == LP_RUN_DEPTH) return false;
-            at[depth++] = p;
-        } else if ((*p == '}' || *p == ']') && depth) {
-            if (--depth == ps->nopens) last = at[depth], last_end = p + 1; /* a value of the innermost open */
-        }
-    }
-    if (!last || depth != ps->nopens) return false;
+    if (ps->nopens < 2 || !last) return false;
     while (last_end < end && ws_tab[(unsigned char)*last_end]) last_end++;
     if (last_end != end) return false;
     size_t from = ps->nopens - 1 > LP_RESTART_LEVELS ? ps->nopens - 1 - LP_RESTART_LEVELS : 0;
@@ -327,7 +315,7 @@ bool lp_open_key_style(lp *ps)
 ** last value (restarts); those further out hold an open one last. */
 bool lp_open_restarts(lp *ps)
 {
-    return ps->nopens && (restarts(ps, &ps->opens[ps->nopens - 1], ps->kid_top) || restarts_outer(ps, ps->p));
+    return ps->nopens && restarts(ps, &ps->opens[ps->nopens - 1], ps->kid_top);
 }
 
 /* Whether the innermost container, a list left open and closed by the repair at 'closer' (its
@@ -458,17 +446,20 @@ static bool shifted_closes(const lp *ps, const char *stack, size_t depth, size_t
 ** So is a string the reply ends on whose text ends with closers of the innermost ones: ["math", "poetry]" is
 ** "poetry]" with the list's ']' lost, or its quote and ']' exchanged, the ones further out lost either way;
 ** and one whose closers, moved out of it, leave the closers after it closing all that is left open.
-** A string whose closer an opener in it matches ("f() { return 1; }") holds no such run. */
-bool lp_open_string_closers(const lp *ps, const char *end)
+** A string whose closer an opener in it matches ("f() { return 1; }") holds no such run. Or whether the last value
+** of the innermost container starts one further out over (restarts_outer): one pass over the text for both. */
+bool lp_open_two_ways(const lp *ps, const char *end)
 {
     char stack[LP_RUN_DEPTH];
+    const char *at[LP_RUN_DEPTH], *last = NULL, *last_end = NULL; /* openers; the innermost open's last value */
     size_t depth = 0;
     for (const char *p = ps->opens[0].at; p < end; p++) {
         if (*p == '{' || *p == '[') {
             if (depth == LP_RUN_DEPTH) return false;
+            at[depth] = p;
             stack[depth++] = *p;
         } else if (*p == '}' || *p == ']') {
-            if (depth) depth--;
+            if (depth && --depth == ps->nopens) last = at[depth], last_end = p + 1;
         } else if (*p == '"') {
             const char *open = p++, *run = NULL;
             unsigned inner = 0; /* brackets the string opened itself */
@@ -492,5 +483,5 @@ bool lp_open_string_closers(const lp *ps, const char *end)
             if (n && (n == depth || (ends && (after >= end || shifted_closes(ps, stack, depth, n))))) return true;
         }
     }
-    return false;
+    return depth == ps->nopens && restarts_outer(ps, last, last_end, end);
 }
