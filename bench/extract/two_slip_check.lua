@@ -4,7 +4,8 @@
 -- object), each through coax.extract with no finish and with "stop". A value must be the document's
 -- own or a refusal; another is printed (judge it: valid JSON as written and a tail's own content are
 -- readings; a string's text the repair read as written where its quote may have moved is a guess).
---   COAX_BUILD=build lua5.4 bench/extract/two_slip_check.lua
+-- TWO_SLIP=deleted instead deletes two structural bytes, each pair once, with no cut and no tail.
+--   COAX_BUILD=build [TWO_SLIP=deleted] lua5.4 bench/extract/two_slip_check.lua
 package.cpath = (os.getenv("COAX_BUILD") or "build") .. "/?.so;" .. package.cpath
 package.path = "lua/?.lua;spec/?.lua;" .. package.path
 local coax = require "coax"
@@ -53,8 +54,20 @@ local function check(v, orig)
   end
 end
 
+-- Two structural bytes deleted, each pair once.
+local function deleted_twice(d, orig)
+  local at = structural(d)
+  for a = 1, #at do
+    for b = a + 1, #at do
+      local i, j = at[a], at[b]
+      check(d:sub(1, i - 1) .. d:sub(i + 1, j - 1) .. d:sub(j + 1), orig)
+    end
+  end
+end
+
 for _, d in ipairs(docs) do
   local orig = C.canonical(json.decode(d))
+  if os.getenv("TWO_SLIP") == "deleted" then deleted_twice(d, orig) goto next_doc end
   local variants = {}
   for _, i in ipairs(structural(d)) do
     variants[#variants + 1] = d:sub(1, i - 1) .. d:sub(i + 1) -- deleted
@@ -67,5 +80,6 @@ for _, d in ipairs(docs) do
       for _, tail in ipairs(tails) do check(v0:sub(1, #v0 - cut) .. tail, orig) end
     end
   end
+  ::next_doc::
 end
 print("different values:", seen, "of", total)
