@@ -565,6 +565,10 @@ bool coerce_names_near(const char *x, size_t xn, const char *y, size_t yn, bool 
 bool coerce_may_be_declared(coerce_ctx *c, const coax_value *props, const coax_value *const *taken, const size_t *named,
                             size_t n, size_t free_until, const coax_member *m, size_t *budget);
 
+/* Whether a key holds a closer and, after a comma, an opener ("qty: 2}, {sku"): members of two items run
+** together. */
+bool coerce_key_holds_items(const char *k, size_t n);
+
 /* A value's bit among those of coerce_types_taken (integers apart). */
 unsigned coerce_type_bit(const coax_value *v);
 

@@ -794,6 +794,8 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
         size_t free_until = nnamed - npresent + ABSENT_NAMED;
         size_t upto = (present_past & coerce_type_bit(&m->value)) || free_until > nnamed ? nnamed : free_until;
         if (coerce_may_be_declared(c, props, taken, named, upto, free_until, m, &compares)) return;
+        /* a key holding another item's start: dropped, the members it swallowed would go unseen */
+        if (coerce_key_holds_items(m->key, m->klen)) return;
         edits[n++] = dropped(m);
     }
     add_edits(ts, edits, n);

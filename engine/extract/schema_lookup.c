@@ -906,3 +906,18 @@ bool coerce_may_be_declared(coerce_ctx *c, const coax_value *props, const coax_v
     }
     return false;
 }
+
+/* Whether a key holds a closer and, after a comma, an opener: the end of one item and the start of the next
+** ("qty: 2}, {sku": {"sku": "A1", "qty": 2}, {"sku": "B2"} with two quotes lost, read as valid JSON). */
+bool coerce_key_holds_items(const char *k, size_t n)
+{
+    for (const char *p = k, *e = k + n; p < e; p++) {
+        if (*p != '}' && *p != ']') continue;
+        const char *q = p + 1;
+        while (q < e && (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')) q++;
+        if (q >= e || *q != ',') continue;
+        for (q++; q < e && (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r');) q++;
+        if (q < e && (*q == '{' || *q == '[')) return true;
+    }
+    return false;
+}

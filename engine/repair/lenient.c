@@ -149,11 +149,13 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
             /* And so could one whose closer a comment inside it held, or a list
             ** whose bracket may have been typed once too often: the only one
             ** open, holding one value, or one holding a list opened right
-            ** after its bracket. */
+            ** after its bracket. Or a string inside held their closers
+            ** after its text: its quote may have been lost before them. */
             coax_class cls = class_if(ps->st != ST_AFTER || ps->inv_any || ps->bracket_fixed ||
                                       lp_closer_commented(ps) || lp_closer_dedented(ps) || lp_open_layout(ps) ||
                                       lp_open_restarts(ps) || lp_open_key_style(ps) ||
-                                      (ps->nopens == 1 && lp_open_stray(ps, p)) || lp_open_doubled(ps));
+                                      (ps->nopens == 1 && lp_open_stray(ps, p)) || lp_open_doubled(ps) ||
+                                      lp_open_two_ways(ps, p));
             while (ps->nopens) {
                 if ((rc = lp_close_top(ps, &v, true))) return rc;
                 note_as(ps, RK_CLOSED_BRACKET, cls, p);
@@ -190,7 +192,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                 ** brace?) makes up an empty object */
                 bool empty = ps->kid_top == ps->kids + top->base;
                 if (ps->comma) note(ps, RK_TRAILING_COMMA, ps->comma);
-                note_as(ps, RK_MISSING_BRACKET, class_if(empty), p);
+                note_as(ps, RK_MISSING_BRACKET, class_if(empty || lp_string_ends_with(ps, p, '}')), p);
                 if ((rc = lp_close_top(ps, &v, false))) return rc;
                 if (empty) v.flags |= COAX_VF_INVENTED;
                 goto have_value;

@@ -186,6 +186,9 @@ bool lp_item_in_doubt(const lp *ps, const lopen *top, const char *p);
 ** (then logged as inferred, else as invented): parse_one's test, and the
 ** fast loop's before a quote or a word. */
 bool lp_missing_comma_clear(const lp *ps, const lopen *top, const char *p);
+/* Whether the text before p, spaces and a comma aside, ends with a string whose text ends with 'c' right before
+** its quote ("Ada," "age": the quote and the comma exchanged?). */
+bool lp_string_ends_with(const lp *ps, const char *p, char c);
 /* Skips spaces, comments and Unicode spaces at ps->p, logging what is not
 ** JSON (lenient_space.c): parse_one's way past what is not a space or a
 ** tab, and the fast loop's at a comment before a key. */
@@ -273,6 +276,10 @@ bool lp_open_stray(const lp *ps, const char *closer);
 /* Whether a list left open at the end holds one list only, opened right after its bracket:
 ** [["a", "b" is [["a", "b"]] or ["a", "b"] with its bracket typed twice. */
 bool lp_open_doubled(const lp *ps);
+/* Whether the text of the containers left open at the end reads two ways: a string inside them holds, after its
+** text, the closers of every one open around it ({"a": ["x", "y] } (none) {", "z"): its quote may have been lost
+** before them; or the last value starts a container further out over ({"a": [1, {"a": [1, 2]}). */
+bool lp_open_two_ways(const lp *ps, const char *end);
 
 /* Whether a container left open at the end had its closer in a comment
 ** inside it (lenient_space.c marks them). */

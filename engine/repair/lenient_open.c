@@ -219,6 +219,42 @@ bool lp_open_layout(lp *ps)
     return false;
 }
 
+/* Past this nesting the looks below give up (no guess named): their stacks are fixed arrays. */
+#define LP_RUN_DEPTH 64
+/* How many containers further out than the innermost restarts_outer compares with the last value. */
+#define LP_RESTART_LEVELS 8
+
+/* Whether the text from a on, spaces aside, begins with the text of [p, pe), spaces aside. */
+static bool text_begins_with(const char *a, const char *ae, const char *p, const char *pe)
+{
+    for (;;) {
+        while (p < pe && ws_tab[(unsigned char)*p]) p++;
+        while (a < ae && ws_tab[(unsigned char)*a]) a++;
+        if (p >= pe) return true;
+        if (a >= ae || *a != *p) return false;
+        a++, p++;
+    }
+}
+
+/* Whether the last value of the innermost container left open at the end, a container closed right before the
+** end, starts over one further out: its text begins with all that was written from that one's opener up to it,
+** an item or member at least ({"a": [1, 2, {"a": [1, 2, 3]} is {"a": [1, 2, {"a": [1, 2, 3]}]} nested, or the
+** reply started over at {"a": [1, 2, 3]}). restarts looks at the innermost container itself, member by member;
+** lp_open_two_ways finds 'last', [last, last_end). */
+static bool restarts_outer(const lp *ps, const char *last, const char *last_end, const char *end)
+{
+    if (ps->nopens < 2 || !last) return false;
+    while (last_end < end && ws_tab[(unsigned char)*last_end]) last_end++;
+    if (last_end != end) return false;
+    size_t from = ps->nopens - 1 > LP_RESTART_LEVELS ? ps->nopens - 1 - LP_RESTART_LEVELS : 0;
+    for (size_t k = from; k + 1 < ps->nopens; k++) {
+        const char *o = ps->opens[k].at;
+        if (*o != *last || o >= last || !memchr(o, ',', (size_t)(last - o))) continue;
+        if (text_begins_with(last, end, o, last)) return true;
+    }
+    return false;
+}
+
 /* Whether the container o, left open at the end, ends with a value that
 ** starts it over: an object whose last member's value is an object whose
 ** first members are o's others, keys and values, and the last's key or two
@@ -360,7 +396,8 @@ coax_code lp_handle_close(lp *ps, char c, coax_value *v)
             /* opens[k-1] matches: close everything inside it first. One
             ** level has one reading; several leave open where each ended. */
             coax_class cls = class_if(ps->nopens - k > 1 || (empty && !ps->opens[k - 1].object) ||
-                                      lp_open_stray(ps, at));
+                                      lp_open_stray(ps, at) ||
+                                      lp_string_ends_with(ps, at, ps->opens[ps->nopens - 1].object ? '}' : ']'));
             while (ps->nopens > k) {
                 note_as(ps, RK_MISSING_BRACKET, cls, at);
                 coax_value inner;
@@ -375,3 +412,76 @@ coax_code lp_handle_close(lp *ps, char c, coax_value *v)
     return lp_close_top(ps, v, false);
 }
 
+
+/* How many containers of stack[0..depth), innermost first, the closers from q on (spaces between them) close
+** inside the string ending at 'quote'; '*ends' says whether the string ends right after them. */
+static size_t closer_run(const char *q, const char *quote, const char *stack, size_t depth, bool *ends)
+{
+    size_t n = 0;
+    for (; n < depth; n++, q++) {
+        while (q < quote && ws_tab[(unsigned char)*q]) q++;
+        if (q >= quote || *q != (stack[depth - 1 - n] == '{' ? '}' : ']')) break;
+    }
+    while (q < quote && ws_tab[(unsigned char)*q]) q++;
+    *ends = q >= quote;
+    return n;
+}
+
+/* Whether the n innermost of stack[0..depth), which closers ending a string close, are of the kinds of all
+** the containers left open at the end, innermost first: the closers after the string, a level further out once
+** those are the string's closers moved out of it, then close them all ({"c": {"d": "e}"}, "f": 1} is "e}" and
+** the outer brace lost, or "e"} with the quote and brace exchanged, whole). */
+static bool shifted_closes(const lp *ps, const char *stack, size_t depth, size_t n)
+{
+    if (n != ps->nopens) return false;
+    for (size_t i = 0; i < n; i++)
+        if ((stack[depth - 1 - i] == '{') != ps->opens[ps->nopens - 1 - i].object) return false;
+    return true;
+}
+
+/* Whether a double-quoted string between the outermost container left open at the end and 'end' holds, after
+** some text and before any bracket of its own opened, the closers of every container open around it: { "guests":
+** ["Ada", "Bob] }  (no guests)  { ", "guests" is a list of three strings closed at the end, or Bob's quote lost
+** before the closers that ended the JSON, the rest the model's stray text. One slip each; the reading is a guess.
+** So is a string the reply ends on whose text ends with closers of the innermost ones: ["math", "poetry]" is
+** "poetry]" with the list's ']' lost, or its quote and ']' exchanged, the ones further out lost either way;
+** and one whose closers, moved out of it, leave the closers after it closing all that is left open.
+** A string whose closer an opener in it matches ("f() { return 1; }") holds no such run. Or whether the last value
+** of the innermost container starts one further out over (restarts_outer): one pass over the text for both. */
+bool lp_open_two_ways(const lp *ps, const char *end)
+{
+    char stack[LP_RUN_DEPTH];
+    const char *at[LP_RUN_DEPTH], *last = NULL, *last_end = NULL; /* openers; the innermost open's last value */
+    size_t depth = 0;
+    for (const char *p = ps->opens[0].at; p < end; p++) {
+        if (*p == '{' || *p == '[') {
+            if (depth == LP_RUN_DEPTH) return false;
+            at[depth] = p;
+            stack[depth++] = *p;
+        } else if (*p == '}' || *p == ']') {
+            if (depth && --depth == ps->nopens) last = at[depth], last_end = p + 1;
+        } else if (*p == '"') {
+            const char *open = p++, *run = NULL;
+            unsigned inner = 0; /* brackets the string opened itself */
+            for (; p < end && *p != '"'; p++) {
+                if (*p == '\\') {
+                    p += p + 1 < end;
+                } else if (*p == '{' || *p == '[') {
+                    inner++;
+                } else if ((*p == '}' || *p == ']') && !inner && !run) {
+                    const char *t = p;
+                    while (t > open + 1 && ws_tab[(unsigned char)t[-1]]) t--;
+                    if (t > open + 1) run = p; /* text before it: the first run only */
+                } else if ((*p == '}' || *p == ']') && inner) {
+                    inner--;
+                }
+            }
+            bool ends;
+            size_t n = run && depth && p < end ? closer_run(run, p, stack, depth, &ends) : 0;
+            const char *after = p + 1;
+            while (after < end && ws_tab[(unsigned char)*after]) after++;
+            if (n && (n == depth || (ends && (after >= end || shifted_closes(ps, stack, depth, n))))) return true;
+        }
+    }
+    return depth == ps->nopens && restarts_outer(ps, last, last_end, end);
+}

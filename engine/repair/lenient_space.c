@@ -585,16 +585,28 @@ size_t lp_ellipsis_at(const char *p, const char *e)
     return (b1 == 0x80 && (b2 == 0xA6 || b2 == 0xA5)) || (b1 == 0x8B && (b2 == 0xAF || b2 == 0xAE)) ? 3 : 0;
 }
 
+/* Whether the text before p, spaces and one comma aside, ends with a string whose text ends with 'c' right before
+** its closing quote: "Ada," "age": 36 is "Ada," and a comma lost, or "Ada", with the quote and comma exchanged;
+** "First}", {"id": 2 is "First}" and its object's brace lost, or "First"} exchanged the same way. */
+bool lp_string_ends_with(const lp *ps, const char *p, char c)
+{
+    while (p > ps->b && ws_tab[(unsigned char)p[-1]]) p--;
+    if (c != ',' && p > ps->b && p[-1] == ',')
+        for (p--; p > ps->b && ws_tab[(unsigned char)p[-1]];) p--;
+    return p - ps->b >= 3 && p[-1] == '"' && p[-2] == c && p[-3] != '\\' && p[-3] != '"';
+}
+
 /* Whether a comma missing before p, in the container top, has one
 ** reading. Not where two quotes meet ("a""b": a doubled quote may be an
 ** escape, as in CSV, not two strings) or a quote meets a digit, nor after a string that kept an
 ** unescaped quote (where it ended was itself a guess: "a "b" c" "d", which
 ** quote closes?), nor before an item in doubt, nor after a container
 ** closed right after a comma ({"u": {"n": "Eve",} "age": 3}: the comma was
-** this member's, the closer typed early); and a member or an item starts
-** at p. */
+** this member's, the closer typed early), nor after a string ending in a
+** comma (lp_string_ends_with); and a member or an item starts at p. */
 bool lp_missing_comma_clear(const lp *ps, const lopen *top, const char *p)
 {
+    if (lp_string_ends_with(ps, p, ',')) return false;
     const char *c = p;
     while (c > ps->b && ws_tab[(unsigned char)c[-1]]) c--;
     if (c > ps->b && (c[-1] == '}' || c[-1] == ']')) {

@@ -172,28 +172,45 @@ static char *unescape_span(job *j, size_t s, size_t e, size_t *n)
     return copy;
 }
 
+static bool ident_byte(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$';
+}
+
 /* Whether the colon at t[colon] ends a member's key: a quoted key opened after '{' or ','
 ** ({"a": 1, "manager": ...), or after a closer that no bracket may have opened ({"a": 1,
-** }"note": {...}}), not a quoted phrase in prose (Here is the JSON for "Ada": ...). The look
-** back is bounded to the line and 256 bytes. */
+** }"note": {...}}), or such a key that lost one of its quotes (, "tags: [...], "x", c": {...}), not a quoted
+** phrase in prose (Here is the JSON for "Ada": ...). The look back is bounded to the line and 256 bytes. */
 static bool member_key_before(const char *t, size_t colon)
 {
     size_t c = colon;
     while (c > 0 && (around_value(t[c - 1]) || ((t[c - 1] == '}' || t[c - 1] == ']') && colon - c < 8)))
         c--; /* a stray closer between the key and its colon: {"ok"]: [...]} */
+    size_t w = c, stop = c > 256 ? c - 256 : 0;
+    while (w > stop && ident_byte(t[w - 1])) w--;
+    if (w < c && w > 0 && t[w - 1] == '"') { /* a key whose closing quote was lost: , "tags: [...] */
+        while (w > 1 && around_value(t[w - 2])) w--;
+        return w > 1 && (t[w - 2] == '{' || t[w - 2] == ',');
+    }
     if (c == 0 || t[c - 1] != '"') return false;
-    size_t q = c - 1, stop = q > 256 ? q - 256 : 0;
+    size_t q = c - 1;
     while (q > stop && t[q - 1] != '"' && t[q - 1] != '\n') q--;
     if (q == stop || t[q - 1] != '"') return false;
+    /* a key whose opening quote was lost: "x", c": {...}, the quotes around ', c' the value's closing one and the
+    ** key's */
+    size_t k = q;
+    while (k < c - 1 && (around_value(t[k]) || t[k] == ']' || t[k] == '}')) k++; /* "z"], c": a list's closer */
+    if (k < c - 1 && (t[k] == ',' || t[k] == '{')) {
+        for (k++; k < c - 1 && around_value(t[k]); k++) {}
+        size_t id = k;
+        while (k < c - 1 && ident_byte(t[k])) k++;
+        if (k > id && k == c - 1) return true;
+    }
     q--; /* on the key's opening quote */
     while (q > 0 && around_value(t[q - 1])) q--;
     return q > 0 && (t[q - 1] == '{' || t[q - 1] == ',' || t[q - 1] == '}' || t[q - 1] == ']');
 }
 
-static bool ident_byte(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$';
-}
 
 /* Whether the quoted text t[open..close] (its quotes) stands where a
 ** structure's string does: a member's value after a quoted key's colon
