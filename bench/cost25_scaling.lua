@@ -197,6 +197,101 @@ F.feedback_errors = { 1000, function(n)
   return function() feedback.render("validation", ctx) end
 end }
 
+-- round 25, second pass
+F.repair_errors_many_lines = { 2000, function(n) return repair("[\n" .. rep("'a',\n", n) .. "]") end }
+F.repair_unquoted_many_lines = { 2000, function(n) return repair("{\n" .. csv(n, function(i) return "k" .. i .. ": v" .. i .. "\n" end) .. "}") end }
+F.extract_long_typo_key = { 4000, function(n)
+  local name = rep("ab", n)
+  local s = assert(coax.schema('{"type":"object","properties":{"' .. name .. '":{"type":"integer"}},"additionalProperties":false}'))
+  return extract('{"' .. name:sub(1, -2) .. 'x": 1}', s)
+end }
+F.extract_long_near_keys = { 1000, function(n)
+  local props = csv(8, function(i) return ('"%s%d":{"type":"integer"}'):format(rep("q", n), i) end)
+  local s = assert(coax.schema('{"type":"object","properties":{' .. props .. '},"additionalProperties":false}'))
+  return extract("{" .. csv(8, function(i) return ('"%s%dx": 1'):format(rep("q", n), i) end) .. "}", s)
+end }
+F.extract_number_words = { 200, function(n)
+  local s = assert(coax.schema('{"type":"integer"}'))
+  return extract('"' .. rep("one hundred", n, " and ") .. '"', s)
+end }
+F.extract_number_separators = { 20000, function(n)
+  local s = assert(coax.schema('{"type":"number"}'))
+  return extract('"' .. rep("123", n, ",") .. '"', s)
+end }
+F.extract_enum_long = { 4000, function(n)
+  local v = rep("Ab", n)
+  local s = assert(coax.schema('{"enum":["' .. v .. '","' .. v .. 'c"]}'))
+  return extract('"' .. v:lower() .. 'C x"', s)
+end }
+F.validate_contains = { 4000, function(n)
+  local s = assert(coax.schema('{"contains":{"type":"string"},"minContains":' .. n .. '}'))
+  return validate(s, json.decode("[" .. rep("1", n, ",") .. "]"))
+end }
+F.validate_unevaluated = { 200, function(n)
+  local all = csv(n, function(i) return '{"properties":{"p' .. i .. '":true}}' end)
+  local s = assert(coax.schema('{"allOf":[' .. all .. '],"unevaluatedProperties":false}'))
+  return validate(s, json.decode("{" .. csv(n, function(i) return '"p' .. i .. '":1' end) .. "}"))
+end }
+F.validate_enum_deep = { 200, function(n)
+  local v = rep("[", n) .. "1" .. rep("]", n)
+  local s = assert(coax.schema('{"enum":[' .. rep(v, 50, ",") .. ',2]}'))
+  return validate(s, json.decode(rep("[", n) .. "2" .. rep("]", n)))
+end }
+F.validate_format_regex_wide = { 2000, function(n)
+  local s = assert(coax.schema('{"format":"regex"}'))
+  return validate(s, rep("a", n, "|"))
+end }
+F.validate_property_names = { 2000, function(n)
+  local s = assert(coax.schema('{"propertyNames":{"pattern":"^[a-z]+[0-9]*$","maxLength":5}}'))
+  return validate(s, json.decode("{" .. csv(n, function(i) return '"key' .. i .. '":1' end) .. "}"))
+end }
+F.validate_if_chain = { 50, function(n)
+  local sch = '{"type":"integer"}'
+  for i = 1, 8 do sch = '{"if":{"minimum":' .. i .. '},"then":' .. sch .. ',"else":' .. sch .. '}' end
+  local s = assert(coax.schema('{"items":' .. sch .. '}'))
+  return validate(s, json.decode("[" .. rep("1.5", n, ",") .. "]"))
+end }
+F.example_min_length = { 100000, function(n)
+  local s = assert(coax.schema('{"type":"string","minLength":' .. n .. '}'))
+  return function() coax.example(s) end
+end }
+F.example_min_items = { 20000, function(n)
+  local s = assert(coax.schema('{"type":"array","minItems":' .. n .. ',"uniqueItems":true,"items":{"type":"integer"}}'))
+  return function() coax.example(s) end
+end }
+F.example_pattern = { 200, function(n)
+  local s = assert(coax.schema('{"type":"string","pattern":"^' .. rep("[a-z]", n) .. '$"}'))
+  return function() coax.example(s) end
+end }
+F.json_encode_keys = { 20000, function(n)
+  local t = json.decode("{" .. csv(n, function(i) return '"k' .. i .. '":' .. i end) .. "}")
+  return function() json.encode(t) end
+end }
+F.json_decode_deep = { 100, function(n)
+  local t = rep(rep("[", 400) .. rep("]", 400), n, ",")
+  return function() json.decode("[" .. t .. "]") end
+end }
+
+-- the rules added since round 24
+F.repair_comma_closer = { 1000, function(n) return repair("[" .. rep("apple,] banana, cherry]", n, ", ") .. "]") end }
+F.repair_comma_closer_line = { 1000, function(n) return repair("[apple," .. rep(" banana,", n) .. " cherry]") end }
+F.repair_comma_closer_many = { 1000, function(n) return repair("[" .. rep("a,", n) .. rep("]", n)) end }
+F.repair_closed_early = { 1000, function(n) return repair(rep("{}a: b}, ", n)) end }
+F.repair_open_stray = { 1000, function(n) return repair(rep('{"a": [1}, ', n)) end }
+F.repair_open_doubled = { 1000, function(n) return repair("[" .. rep('["a", "b", {"a": [[1, 2]', n, ", ")) end }
+F.repair_glued_quote = { 1000, function(n) return repair("[" .. rep('5""', n, ", ") .. "]") end }
+F.repair_glued_quote_obj = { 1000, function(n) return repair("{" .. csv(n, function(i) return '"k' .. i .. '": 36",notes' .. i .. '": 1' end) .. "}") end }
+F.repair_empty_doubled = { 1000, function(n) return repair("[" .. rep("[42.1][]", n, ", ")) end }
+F.repair_comma_closed_container = { 1000, function(n) return repair(rep('{"u": {"n": "Eve",} "age": 3}', n, " ")) end }
+F.repair_invisible = { 20000, function(n) return repair(rep("\u{200B}", n) .. '{"a":' .. rep("\u{FEFF}", n) .. '1}') end }
+F.repair_invisible_tokens = { 4000, function(n) return repair("[" .. rep("1\u{200B},\u{2060}", n) .. "2]") end }
+F.extract_brace_bracket = { 1000, function(n) return extract(rep('{]"name": "Ada", "age": 3} ', n) .. '{"name":"Bob","age":4}', OBJ) end }
+F.extract_remark_paragraphs = { 1000, function(n) return extract(rep('{"name":"a","age":1}\n\n(wrong)\n\n', n), OBJ) end }
+F.extract_remark_tail = { 1000, function(n) return extract('{"name":"a","age":1}\n\n' .. rep("(wrong)\n\nLet me know if you need anything else!\n\n", n), OBJ) end }
+F.extract_invisible = { 20000, function(n) return extract(rep("\u{200B}", n) .. '{"name":"a","age":1}' .. rep("\u{2060}", n), OBJ) end }
+F.extract_members_before = { 1000, function(n) return extract(rep('"name": "Ada", ', n) .. '{"name":"Bob","age":4}', OBJ) end }
+F.extract_key_in_list = { 1000, function(n) return extract(rep('["n": [1, 2]} ', n) .. '{"name":"Bob","age":4}', OBJ) end }
+
 local function time_of(run)
   local best = math.huge
   for _ = 1, 3 do

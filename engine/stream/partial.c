@@ -296,17 +296,23 @@ static const char *ip_pointer(stream_reader *r, const char *parent, size_t plen,
     return b->data;
 }
 
+/* r->ip_scalar when r->ip holds a frame's pointer whole. */
+#define IP_WHOLE UINT64_MAX
+
 /* Frame pointer 'fp' (plen bytes) as a string of its own: it may be a
-** prefix of its child's (frame_ptr). In r->ip, or NULL without memory. */
+** prefix of its child's (frame_ptr). In r->ip, copied once for partials
+** that wait at the same place, or NULL without memory. */
 static const char *whole(stream_reader *r, const char *fp, size_t plen)
 {
     if (!fp[plen]) return fp;
     coax_buf *b = &r->ip;
+    if (r->ip_parent == fp && r->ip_plen == plen && r->ip_scalar == IP_WHOLE) return b->data;
     b->len = 0;
     coax_buf_put(b, fp, plen);
     r->ip_parent = NULL; /* built again next time */
     if (!coax_buf_reserve(b, 1) || b->oom) return NULL;
     b->data[b->len] = '\0';
+    r->ip_parent = fp, r->ip_plen = plen, r->ip_scalar = IP_WHOLE;
     return b->data;
 }
 
