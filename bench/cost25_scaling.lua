@@ -292,6 +292,48 @@ F.extract_invisible = { 20000, function(n) return extract(rep("\u{200B}", n) .. 
 F.extract_members_before = { 1000, function(n) return extract(rep('"name": "Ada", ', n) .. '{"name":"Bob","age":4}', OBJ) end }
 F.extract_key_in_list = { 1000, function(n) return extract(rep('["n": [1, 2]} ', n) .. '{"name":"Bob","age":4}', OBJ) end }
 
+-- the prose rules over many statements
+local function wide(n)
+  return assert(coax.schema('{"type":"object","properties":{' .. csv(n, function(i)
+    return ('"f%d":{"type":"integer"}'):format(i) end) .. '}}'))
+end
+F.extract_rival_spans = { 200, function(n)
+  return extract(csv(n, function(i) return ('Option %d: {"name": "a%d", "age": %d}'):format(i, i, i) end, "\n"), OBJ)
+end }
+F.extract_restated = { 1000, function(n) return extract('{"name":"a","age":1}\n' .. rep("The age is 1. ", n), OBJ) end }
+F.extract_contradicted = { 300, function(n)
+  local j = "{" .. csv(n, function(i) return ('"f%d": %d'):format(i, i) end) .. "}"
+  local prose = {}
+  for i = 1, n do prose[i] = ("f%d is %d."):format(i, i + 1) end
+  return extract(j .. "\n" .. table.concat(prose, " "), wide(n))
+end }
+F.extract_contradicted_same = { 300, function(n)
+  local j = "{" .. csv(n, function(i) return ('"f%d": %d'):format(i, i) end) .. "}"
+  local prose = {}
+  for i = 1, n do prose[i] = ("f%d is %d."):format(i, i) end
+  return extract(table.concat(prose, " ") .. "\n" .. j, wide(n))
+end }
+F.extract_retract_words = { 1000, function(n) return extract(rep("Actually, wait, no. ", n) .. '{"name":"a","age":1}', OBJ) end }
+F.extract_placeholders = { 1000, function(n)
+  local s = assert(coax.schema('{"type":"array","items":{"type":"string"}}'))
+  return extract("[" .. rep('"<name>"', n, ", ") .. "]", s)
+end }
+F.extract_null_texts = { 1000, function(n)
+  local s = assert(coax.schema('{"type":"array","items":{"type":["integer","null"]}}'))
+  return extract("[" .. rep('"None"', n, ", ") .. "]", s)
+end }
+F.extract_prose_table = { 500, function(n)
+  return extract("| name | age |\n|---|---|\n" .. rep("| a | 1 |\n", n) .. '{"name":"a","age":1}', OBJ)
+end }
+F.extract_bare_values = { 1000, function(n)
+  local s = assert(coax.schema('{"type":"integer"}'))
+  return extract(rep("The answer may be 42 or 43. ", n), s)
+end }
+F.extract_unwrapped = { 500, function(n)
+  return extract(rep('{"result": ', n) .. '{"name":"a","age":1}' .. rep("}", n), OBJ)
+end }
+F.extract_sure_words = { 1000, function(n) return extract(rep("I am not sure, maybe, perhaps. ", n) .. '{"name":"a","age":1}', OBJ) end }
+
 local function time_of(run)
   local best = math.huge
   for _ = 1, 3 do

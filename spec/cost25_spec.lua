@@ -72,3 +72,45 @@ describe("cost 25: the complete list's pointers are held to max_input", function
       { #p.complete, p.complete[100], p.in_progress })
   end)
 end)
+
+-- Numbers compare exactly whatever their size ("big numbers as exact decimals"), but an exponent's
+-- digits were read up to 10^15 and the rest dropped: 1e10000021342904901 and 1e10000021342904902 were
+-- one number, 1e10000021342904901 and 10e10000021342904900 two (uniqueItems passed the two as
+-- unique, const and enum refused the second), and a multipleOf of such a number judged by the capped
+-- powers (6e10000021342904901 passed as a multiple of 3e10000021342904902, a fifth of it). Exponents
+-- are now exact to 17 digits and compared digit by digit past them.
+describe("cost 25: exponents of any length compare exactly", function()
+  local json = coax.json
+  local function judged(schema, instance) return (assert(coax.schema(schema)):validate(json.decode(instance))) end
+
+  it("equal numbers with long exponents are one: uniqueItems, const and enum see it", function()
+    for _, pair in ipairs({ { "1e10000021342904901", "10e10000021342904900" },
+      { "1e100000000000000000", "10e99999999999999999" }, { "-1e-100000000000000000", "-0.1e-99999999999999999" },
+      { "1e99999999999999999999999999999999999999", "0.1e100000000000000000000000000000000000000" } }) do
+      local a, b = pair[1], pair[2]
+      assert.are.same({ false, true, true, true }, { judged('{"uniqueItems":true}', "[" .. a .. "," .. b .. "]"),
+        judged('{"const":' .. a .. "}", b), judged('{"enum":[2,' .. a .. "]}", b), judged('{"minimum":' .. a .. "}", b) })
+    end
+  end)
+
+  it("twins: numbers whose long exponents differ by one are two, in order", function()
+    for _, pair in ipairs({ { "1e10000021342904901", "1e10000021342904902" },
+      { "1e100000000000000000", "1e100000000000000001" }, { "1e-100000000000000001", "1e-100000000000000000" },
+      { "1e-100000000000000000", "1e100000000000000000" } }) do
+      local a, b = pair[1], pair[2] -- a < b
+      assert.are.same({ true, false, true }, { judged('{"uniqueItems":true}', "[" .. a .. "," .. b .. "]"),
+        judged('{"const":' .. a .. "}", b), judged('{"exclusiveMaximum":' .. b .. "}", a) })
+      assert.are.same({ false, false }, { judged('{"minimum":' .. b .. "}", a), judged('{"maximum":' .. a .. "}", b) })
+    end
+  end)
+
+  it("multipleOf by exact powers: a fifth is no multiple, twenty times is", function()
+    assert.are.same({ false, true, false, true, true },
+      { judged('{"multipleOf":3e10000021342904902}', "6e10000021342904901"),
+        judged('{"multipleOf":3e10000021342904901}', "6e10000021342904902"),
+        judged('{"multipleOf":7e100000000000000000}', "7e99999999999999999"),
+        judged('{"multipleOf":7}', "7e100000000000000000"),
+        judged('{"multipleOf":0.75}', "3e100000000000000000") })
+    assert.is_false(judged('{"multipleOf":7}', "3e100000000000000000"))
+  end)
+end)
