@@ -37,10 +37,16 @@ F.repair_numbers_sep = { 2000, function(n) return repair("[" .. rep("1,234,567.5
 F.repair_deep_siblings = { 50, function(n) return repair(rep(rep("[", 500) .. rep("]", 500), n, ",")) end }
 F.repair_huge_key = { 200000, function(n) return repair('{"' .. rep("k", n) .. '": 1}') end }
 F.repair_dup_keys = { 4000, function(n) return repair("{" .. rep('"a": 1', n, ", ") .. "}") end }
-F.repair_bare_keys = { 4000, function(n) return repair("{" .. csv(n, function(i) return "k" .. i .. ": 1" end) .. "}") end }
-F.repair_comments = { 2000, function(n) return repair("{" .. csv(n, function(i) return '"k' .. i .. '": 1 // c\n' end) .. "}") end }
+F.repair_bare_keys = { 4000, function(n)
+  return repair("{" .. csv(n, function(i) return "k" .. i .. ": 1" end) .. "}")
+end }
+F.repair_comments = { 2000, function(n)
+  return repair("{" .. csv(n, function(i) return '"k' .. i .. '": 1 // c\n' end) .. "}")
+end }
 F.repair_labels = { 1000, function(n) return repair(rep("Answer: {\"a\": 1}\n(note: x)\n", n)) end }
-F.repair_long_line_errors = { 2000, function(n) return repair("{" .. csv(n, function(i) return "k" .. i .. ": 'v'" end) .. "}") end }
+F.repair_long_line_errors = { 2000, function(n)
+  return repair("{" .. csv(n, function(i) return "k" .. i .. ": 'v'" end) .. "}")
+end }
 F.repair_trailing_commas = { 2000, function(n) return repair(rep("[1,", n) .. rep("],", n)) end }
 F.repair_backticks = { 2000, function(n) return repair(rep("`x` ", n) .. '{"a":1}') end }
 F.repair_tags = { 2000, function(n) return repair(rep("<t>x</t> ", n) .. '{"a":1}') end }
@@ -72,7 +78,9 @@ F.extract_many_errors = { 2000, function(n)
   return extract("[" .. rep('"x"', n, ", ") .. "]", s)
 end }
 F.extract_spans = { 500, function(n) return extract(rep('Draft: {"name": "a", "age": 1}\n', n), OBJ) end }
-F.extract_prose_lines = { 2000, function(n) return extract(rep("Here is a line { of prose }.\n", n) .. '{"name":"a","age":1}', OBJ) end }
+F.extract_prose_lines = { 2000, function(n)
+  return extract(rep("Here is a line { of prose }.\n", n) .. '{"name":"a","age":1}', OBJ)
+end }
 F.extract_labels = { 1000, function(n) return extract(rep('Wrong: {"name":"a"}\nCorrect: {"name":"b"}\n', n), OBJ) end }
 F.extract_remarks = { 1000, function(n) return extract('{"name":"a","age":1}' .. rep("\n\n(note)", n), OBJ) end }
 F.extract_deep_keys = { 50, function(n)
@@ -84,7 +92,8 @@ F.extract_words_numbers = { 1000, function(n)
   return extract("[" .. rep('"twenty one thousand"', n, ", ") .. "]", s)
 end }
 F.extract_enum_near = { 1000, function(n)
-  local s = assert(coax.schema('{"type":"array","items":{"enum":[' .. csv(n, function(i) return '"Value_' .. i .. '"' end) .. ']}}'))
+  local values = csv(n, function(i) return '"Value_' .. i .. '"' end)
+  local s = assert(coax.schema('{"type":"array","items":{"enum":[' .. values .. ']}}'))
   return extract("[" .. csv(n, function(i) return '"value ' .. i .. '"' end) .. "]", s)
 end }
 
@@ -94,7 +103,8 @@ F.validate_unique = { 2000, function(n)
 end }
 F.validate_unique_equalish = { 2000, function(n)
   local s = assert(coax.schema('{"uniqueItems":true}'))
-  return validate(s, json.decode("[" .. csv(n, function(i) return "[" .. rep("1", 20, ",") .. "," .. i .. "]" end) .. "]"))
+  local items = csv(n, function(i) return "[" .. rep("1", 20, ",") .. "," .. i .. "]" end)
+  return validate(s, json.decode("[" .. items .. "]"))
 end }
 F.validate_unique_floats = { 2000, function(n)
   local s = assert(coax.schema('{"uniqueItems":true}'))
@@ -108,7 +118,8 @@ F.validate_anyof_nest = { 100, function(n)
 end }
 F.validate_ref_chain = { 500, function(n)
   local defs = csv(n, function(i) return ('"d%d":{"$ref":"#/$defs/d%d"}'):format(i, i + 1) end)
-  local s = assert(coax.schema('{"$defs":{' .. defs .. ',"d' .. (n + 1) .. '":{"type":"integer"}},"$ref":"#/$defs/d1"}'))
+  local last = ('"d%d":{"type":"integer"}'):format(n + 1)
+  local s = assert(coax.schema('{"$defs":{' .. defs .. "," .. last .. '},"$ref":"#/$defs/d1"}'))
   return validate(s, 5)
 end }
 F.validate_format_email = { 20000, function(n)
@@ -170,7 +181,8 @@ F.validate_required_many = { 4000, function(n)
   return validate(s, json.decode("{" .. csv(n, function(i) return '"j' .. i .. '":1' end) .. "}"))
 end }
 F.validate_deps = { 2000, function(n)
-  local s = assert(coax.schema('{"dependentRequired":{' .. csv(n, function(i) return '"k' .. i .. '":["x' .. i .. '"]' end) .. '}}'))
+  local deps = csv(n, function(i) return '"k' .. i .. '":["x' .. i .. '"]' end)
+  local s = assert(coax.schema('{"dependentRequired":{' .. deps .. '}}'))
   return validate(s, json.decode("{" .. csv(n, function(i) return '"k' .. i .. '":1' end) .. "}"))
 end }
 
@@ -199,10 +211,13 @@ end }
 
 -- round 25, second pass
 F.repair_errors_many_lines = { 2000, function(n) return repair("[\n" .. rep("'a',\n", n) .. "]") end }
-F.repair_unquoted_many_lines = { 2000, function(n) return repair("{\n" .. csv(n, function(i) return "k" .. i .. ": v" .. i .. "\n" end) .. "}") end }
+F.repair_unquoted_many_lines = { 2000, function(n)
+  return repair("{\n" .. csv(n, function(i) return "k" .. i .. ": v" .. i .. "\n" end) .. "}")
+end }
 F.extract_long_typo_key = { 4000, function(n)
   local name = rep("ab", n)
-  local s = assert(coax.schema('{"type":"object","properties":{"' .. name .. '":{"type":"integer"}},"additionalProperties":false}'))
+  local s = assert(coax.schema('{"type":"object","properties":{"' .. name .. '":{"type":"integer"}},'
+    .. '"additionalProperties":false}'))
   return extract('{"' .. name:sub(1, -2) .. 'x": 1}', s)
 end }
 F.extract_long_near_keys = { 1000, function(n)
@@ -280,17 +295,33 @@ F.repair_closed_early = { 1000, function(n) return repair(rep("{}a: b}, ", n)) e
 F.repair_open_stray = { 1000, function(n) return repair(rep('{"a": [1}, ', n)) end }
 F.repair_open_doubled = { 1000, function(n) return repair("[" .. rep('["a", "b", {"a": [[1, 2]', n, ", ")) end }
 F.repair_glued_quote = { 1000, function(n) return repair("[" .. rep('5""', n, ", ") .. "]") end }
-F.repair_glued_quote_obj = { 1000, function(n) return repair("{" .. csv(n, function(i) return '"k' .. i .. '": 36",notes' .. i .. '": 1' end) .. "}") end }
+F.repair_glued_quote_obj = { 1000, function(n)
+  return repair("{" .. csv(n, function(i) return '"k' .. i .. '": 36",notes' .. i .. '": 1' end) .. "}")
+end }
 F.repair_empty_doubled = { 1000, function(n) return repair("[" .. rep("[42.1][]", n, ", ")) end }
 F.repair_comma_closed_container = { 1000, function(n) return repair(rep('{"u": {"n": "Eve",} "age": 3}', n, " ")) end }
-F.repair_invisible = { 20000, function(n) return repair(rep("\u{200B}", n) .. '{"a":' .. rep("\u{FEFF}", n) .. '1}') end }
+F.repair_invisible = { 20000, function(n)
+  return repair(rep("\u{200B}", n) .. '{"a":' .. rep("\u{FEFF}", n) .. '1}')
+end }
 F.repair_invisible_tokens = { 4000, function(n) return repair("[" .. rep("1\u{200B},\u{2060}", n) .. "2]") end }
-F.extract_brace_bracket = { 1000, function(n) return extract(rep('{]"name": "Ada", "age": 3} ', n) .. '{"name":"Bob","age":4}', OBJ) end }
-F.extract_remark_paragraphs = { 1000, function(n) return extract(rep('{"name":"a","age":1}\n\n(wrong)\n\n', n), OBJ) end }
-F.extract_remark_tail = { 1000, function(n) return extract('{"name":"a","age":1}\n\n' .. rep("(wrong)\n\nLet me know if you need anything else!\n\n", n), OBJ) end }
-F.extract_invisible = { 20000, function(n) return extract(rep("\u{200B}", n) .. '{"name":"a","age":1}' .. rep("\u{2060}", n), OBJ) end }
-F.extract_members_before = { 1000, function(n) return extract(rep('"name": "Ada", ', n) .. '{"name":"Bob","age":4}', OBJ) end }
-F.extract_key_in_list = { 1000, function(n) return extract(rep('["n": [1, 2]} ', n) .. '{"name":"Bob","age":4}', OBJ) end }
+F.extract_brace_bracket = { 1000, function(n)
+  return extract(rep('{]"name": "Ada", "age": 3} ', n) .. '{"name":"Bob","age":4}', OBJ)
+end }
+F.extract_remark_paragraphs = { 1000, function(n)
+  return extract(rep('{"name":"a","age":1}\n\n(wrong)\n\n', n), OBJ)
+end }
+F.extract_remark_tail = { 1000, function(n)
+  return extract('{"name":"a","age":1}\n\n' .. rep("(wrong)\n\nLet me know if you need anything else!\n\n", n), OBJ)
+end }
+F.extract_invisible = { 20000, function(n)
+  return extract(rep("\u{200B}", n) .. '{"name":"a","age":1}' .. rep("\u{2060}", n), OBJ)
+end }
+F.extract_members_before = { 1000, function(n)
+  return extract(rep('"name": "Ada", ', n) .. '{"name":"Bob","age":4}', OBJ)
+end }
+F.extract_key_in_list = { 1000, function(n)
+  return extract(rep('["n": [1, 2]} ', n) .. '{"name":"Bob","age":4}', OBJ)
+end }
 
 -- the prose rules over many statements
 local function wide(n)
@@ -313,7 +344,9 @@ F.extract_contradicted_same = { 300, function(n)
   for i = 1, n do prose[i] = ("f%d is %d."):format(i, i) end
   return extract(table.concat(prose, " ") .. "\n" .. j, wide(n))
 end }
-F.extract_retract_words = { 1000, function(n) return extract(rep("Actually, wait, no. ", n) .. '{"name":"a","age":1}', OBJ) end }
+F.extract_retract_words = { 1000, function(n)
+  return extract(rep("Actually, wait, no. ", n) .. '{"name":"a","age":1}', OBJ)
+end }
 F.extract_placeholders = { 1000, function(n)
   local s = assert(coax.schema('{"type":"array","items":{"type":"string"}}'))
   return extract("[" .. rep('"<name>"', n, ", ") .. "]", s)
@@ -332,7 +365,9 @@ end }
 F.extract_unwrapped = { 500, function(n)
   return extract(rep('{"result": ', n) .. '{"name":"a","age":1}' .. rep("}", n), OBJ)
 end }
-F.extract_sure_words = { 1000, function(n) return extract(rep("I am not sure, maybe, perhaps. ", n) .. '{"name":"a","age":1}', OBJ) end }
+F.extract_sure_words = { 1000, function(n)
+  return extract(rep("I am not sure, maybe, perhaps. ", n) .. '{"name":"a","age":1}', OBJ)
+end }
 
 local function time_of(run)
   local best = math.huge

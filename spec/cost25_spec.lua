@@ -37,7 +37,7 @@ describe("cost 25: a repeated choice costs steps linear in its string, up to its
 
   -- Unanchored, a pattern that fails at every start position is tried from each: quadratic steps,
   -- which the regex budget (64 a byte of the instance, at least 10,000,000) stops, by name.
-  it("a pattern failing at every start: quadratic steps (100 and 400 characters: 30,900 and 483,600), stopped by name", function()
+  it("a pattern failing at every start: quadratic steps (100 and 400 characters: 30,900 and 483,600), named", function()
     local s1, s4 = regex_steps("(a|b)*(c|d)", ("ab"):rep(50)), regex_steps("(a|b)*(c|d)", ("ab"):rep(200))
     assert.are.same({ 30900, 483600 }, { s1, s4 })
     assert.are.same({ nil, "validation used up its regex budget of 10000000 steps (max_regex_total)", "COAX_ELIMIT" },
@@ -61,7 +61,8 @@ describe("cost 25: the complete list's pointers are held to max_input", function
   it("200 items under an 8,000-byte key (1.6 MB of pointers) pass a max_input of 1 MiB: refused, named", function()
     local out, err, code = H.coax({ "extract", "--partial", "--max-input", "1M", reply(200) })
     assert.are.same({ "", "coax extract: the complete list's JSON Pointers passed 1048576 bytes (max_input): each "
-      .. "repeats its part's path (200 parts new in this partial, pointers up to 8005 bytes)\n", 4 }, { out, err, code })
+      .. "repeats its part's path (200 parts new in this partial, pointers up to 8005 bytes)\n", 4 },
+      { out, err, code })
   end)
 
   it("twin: 100 of them (800 KB) are listed whole", function()
@@ -89,7 +90,8 @@ describe("cost 25: exponents of any length compare exactly", function()
       { "1e99999999999999999999999999999999999999", "0.1e100000000000000000000000000000000000000" } }) do
       local a, b = pair[1], pair[2]
       assert.are.same({ false, true, true, true }, { judged('{"uniqueItems":true}', "[" .. a .. "," .. b .. "]"),
-        judged('{"const":' .. a .. "}", b), judged('{"enum":[2,' .. a .. "]}", b), judged('{"minimum":' .. a .. "}", b) })
+        judged('{"const":' .. a .. "}", b), judged('{"enum":[2,' .. a .. "]}", b),
+        judged('{"minimum":' .. a .. "}", b) })
     end
   end)
 
