@@ -369,6 +369,44 @@ F.extract_sure_words = { 1000, function(n)
   return extract(rep("I am not sure, maybe, perhaps. ", n) .. '{"name":"a","age":1}', OBJ)
 end }
 
+-- the example's generator on patterns
+local function example_of(schema)
+  local s = assert(coax.schema(schema))
+  return function() coax.example(s) end
+end
+F.example_alternatives = { 500, function(n)
+  return example_of('{"type":"string","pattern":"^(' .. csv(n, function(i) return "w" .. i end):gsub(",", "|") .. ')$"}')
+end }
+F.example_nested_groups = { 50, function(n)
+  return example_of('{"type":"string","pattern":"^' .. rep("(a", n) .. rep(")", n) .. 'b$"}')
+end }
+F.example_quantifier = { 2000, function(n) return example_of('{"type":"string","pattern":"^(ab|cd){' .. n .. '}$"}') end }
+F.example_pattern_min = { 2000, function(n)
+  return example_of('{"type":"string","pattern":"^[a-c]*x[0-9]+$","minLength":' .. n .. '}')
+end }
+F.example_unique_objects = { 500, function(n)
+  return example_of('{"type":"array","minItems":' .. n .. ',"uniqueItems":true,"items":{"type":"object",'
+    .. '"properties":{"a":{"type":"integer"}},"required":["a"]}}')
+end }
+F.example_deep_required = { 50, function(n)
+  local sch = '{"type":"integer"}'
+  for i = 1, n do sch = '{"type":"object","required":["k' .. i .. '"],"properties":{"k' .. i .. '":' .. sch .. '}}' end
+  return example_of(sch)
+end }
+F.example_anyof_refs = { 200, function(n)
+  local defs = csv(n, function(i) return ('"d%d":{"anyOf":[{"$ref":"#/$defs/d%d"},{"type":"integer","minimum":%d}]}'):format(i, i + 1, i) end)
+  return example_of('{"$defs":{' .. defs .. ',"d' .. (n + 1) .. '":{"type":"string"}},"$ref":"#/$defs/d1"}')
+end }
+
+-- guesses
+local function guess(text) return function() coax.repair(text, { guess = true }) end end
+F.guess_quotes = { 1000, function(n) return guess("[" .. rep('"a" b"', n, ", ") .. "]") end }
+F.guess_missing_commas = { 1000, function(n) return guess("{" .. csv(n, function(i) return ('"k%d": "v"'):format(i) end):gsub(",", " ") .. "}") end }
+F.guess_stray_closers = { 1000, function(n) return guess("[" .. rep("[1, 2]]", n, ", ") .. "]") end }
+F.guess_comments = { 1000, function(n) return guess("{" .. csv(n, function(i) return ('"k%d": %d // %d'):format(i, i, i + 1) end, "\n") .. "}") end }
+F.guess_open_lists = { 1000, function(n) return guess(rep("[1, [2", n, ", ")) end }
+F.guess_two_values = { 1000, function(n) return guess(rep('{"a": 1} or {"a": 2} ', n)) end }
+
 local function time_of(run)
   local best = math.huge
   for _ = 1, 3 do

@@ -238,6 +238,18 @@ static int digits_cmp(const decimal *a, const decimal *b)
     }
 }
 
+long long coax_exponent_diff(const char *a, size_t alen, const char *b, size_t blen, long long far)
+{
+    size_t len = alen > blen ? alen : blen;
+    long long diff = 0;
+    for (size_t k = 0; k < len && diff < far && diff > -far; k++) {
+        int da = k < len - alen ? 0 : a[k - (len - alen)] - '0';
+        int db = k < len - blen ? 0 : b[k - (len - blen)] - '0';
+        diff = diff * 10 + (da - db);
+    }
+    return diff >= far ? far : diff <= -far ? -far : diff;
+}
+
 /* The sign of x's point less y's, exactly. With an exponent past
 ** EXP_DIGITS digits (at least 10^17, beside adjs below 2^40, the text's
 ** length), exponents of two signs order the numbers; of one sign, their
@@ -249,13 +261,7 @@ static int point_cmp(const decimal *x, const decimal *y)
     int sx = x->exp_neg ? -1 : 1, sy = y->exp_neg ? -1 : 1;
     if (sx != sy) return sx < sy ? -1 : 1;
     const long long far = 1000000000000000LL;
-    size_t len = x->elen > y->elen ? x->elen : y->elen;
-    long long diff = 0;
-    for (size_t k = 0; k < len && diff < far && diff > -far; k++) {
-        int dx = k < len - x->elen ? 0 : x->exp[k - (len - x->elen)] - '0';
-        int dy = k < len - y->elen ? 0 : y->exp[k - (len - y->elen)] - '0';
-        diff = diff * 10 + (dx - dy);
-    }
+    long long diff = coax_exponent_diff(x->exp, x->elen, y->exp, y->elen, far);
     if (sx < 0) diff = -diff;
     if (diff >= far || diff <= -far) return diff < 0 ? -1 : 1;
     long long total = diff + (x->adj - y->adj);

@@ -136,7 +136,7 @@ static uint64_t powmod10(unsigned long long k, uint64_t m)
 
 /* a.e - b.e, exactly when below EXP_FAR either way, else +-EXP_FAR: with
 ** an exponent past EXP_DIGITS digits, by the exponents' signs or their
-** digits' difference read from the top (past EXP_FAR it only grows). A
+** digits' difference (coax_exponent_diff). A
 ** cap on the exponents made 6e10000021342904901 a multiple of
 ** 3e10000021342904902. */
 static long long power_diff(const dnum *a, const dnum *b)
@@ -147,13 +147,7 @@ static long long power_diff(const dnum *a, const dnum *b)
     }
     int sa = a->exp_neg ? -1 : 1, sb = b->exp_neg ? -1 : 1;
     if (sa != sb) return sa > sb ? EXP_FAR : -EXP_FAR;
-    size_t len = a->elen > b->elen ? a->elen : b->elen;
-    long long diff = 0;
-    for (size_t k = 0; k < len && diff < EXP_FAR && diff > -EXP_FAR; k++) {
-        int da = k < len - a->elen ? 0 : a->exp[k - (len - a->elen)] - '0';
-        int db = k < len - b->elen ? 0 : b->exp[k - (len - b->elen)] - '0';
-        diff = diff * 10 + (da - db);
-    }
+    long long diff = coax_exponent_diff(a->exp, a->elen, b->exp, b->elen, EXP_FAR);
     if (sa < 0) diff = -diff;
     if (diff < EXP_FAR && diff > -EXP_FAR) diff += a->pw - b->pw;
     return diff >= EXP_FAR ? EXP_FAR : diff <= -EXP_FAR ? -EXP_FAR : diff;

@@ -69,6 +69,21 @@ bool stream_grow_to(stream_reader *r, void **p, size_t *cap, size_t need, size_t
     return true;
 }
 
+/* '/' and 'key' escaped (~0, ~1) at s + o; the end. */
+static size_t put_token(char *s, size_t o, const char *key, size_t klen)
+{
+    s[o++] = '/';
+    for (size_t i = 0; i < klen; i++) {
+        if (key[i] == '~' || key[i] == '/') {
+            s[o++] = '~';
+            s[o++] = key[i] == '~' ? '0' : '1';
+        } else {
+            s[o++] = key[i];
+        }
+    }
+    return o;
+}
+
 char *stream_pointer(coax_arena *a, const char *parent, size_t plen, const char *key, size_t klen, size_t index,
                      size_t *outlen)
 {
@@ -83,16 +98,7 @@ char *stream_pointer(coax_arena *a, const char *parent, size_t plen, const char 
     char *s = coax_arena_alloc(a, n + 1);
     if (!s) return NULL;
     memcpy(s, parent, plen);
-    size_t o = plen;
-    s[o++] = '/';
-    for (size_t i = 0; i < klen; i++) {
-        if (key[i] == '~' || key[i] == '/') {
-            s[o++] = '~';
-            s[o++] = key[i] == '~' ? '0' : '1';
-        } else {
-            s[o++] = key[i];
-        }
-    }
+    size_t o = put_token(s, plen, key, klen);
     s[o] = '\0';
     if (outlen) *outlen = o;
     return s;
@@ -132,15 +138,7 @@ const char *frame_ptr(stream_reader *r, size_t d)
         char num[24];
         const char *key = p->object ? p->key : num;
         size_t klen = p->object ? p->klen : coax_decimal(num, p->nraw);
-        s[o++] = '/';
-        for (size_t i = 0; i < klen; i++) {
-            if (key[i] == '~' || key[i] == '/') {
-                s[o++] = '~';
-                s[o++] = key[i] == '~' ? '0' : '1';
-            } else {
-                s[o++] = key[i];
-            }
-        }
+        o = put_token(s, o, key, klen);
         r->frames[j + 1].ptr = s;
         r->frames[j + 1].plen = o;
     }
