@@ -415,6 +415,10 @@ coax_code coax_set_number(coax_arena *arena, coax_value *v, const char *s,
 /* Exact comparison of two JSON number texts: <0, 0 or >0. */
 int coax_number_compare_text(const char *a, size_t alen, const char *b,
                              size_t blen);
+/* The difference of two exponents' digits (a - b; no sign, no leading
+** zeros), read from the top: exact while within 'far' either way (once
+** past it, it only grows), else +-far. */
+long long coax_exponent_diff(const char *a, size_t alen, const char *b, size_t blen, long long far);
 /* Length of the longest JSON number at s[0..n), or 0 if none starts there. */
 size_t coax_number_span(const char *s, size_t n, bool *is_int);
 

@@ -21,7 +21,7 @@ void coax_regex_env_free(coax_regex_env *env);
 uint32_t coax_regex_match_limit(const coax_regex_env *env);
 
 /* The bounds of one match's backtracking: nested points, and memory. */
-#define COAX_REGEX_DEPTH_LIMIT 10000u
+#define COAX_REGEX_DEPTH_LIMIT 100000u
 #define COAX_REGEX_HEAP_LIMIT_KB 16384u
 
 /* Compiles ECMA-262 pattern p[0..len). Returns COAX_EINVAL with a message

@@ -15,9 +15,16 @@ typedef struct dnum {
     size_t first, last; /* indexes of the first and last significant digits */
     long long e;        /* power of ten of the last significant digit */
     size_t ndig;        /* significant digits from first to last */
+    /* An exponent of more than EXP_DIGITS digits: 'e' is +-EXP_FAR, and
+    ** the exact power pw + (exp_neg ? -E : E), E its digits (exp, elen). */
+    bool big, exp_neg;
+    long long pw;
+    const char *exp;
+    size_t elen;
 } dnum;
 
-#define EXP_CAP 1000000000000000LL
+#define EXP_DIGITS 17
+#define EXP_FAR 1000000000000000LL
 
 static void dnum_of(const char *t, size_t n, dnum *d)
 {
@@ -37,11 +44,12 @@ static void dnum_of(const char *t, size_t n, dnum *d)
     long long exp = 0;
     if (i < n && (t[i] == 'e' || t[i] == 'E')) {
         i++;
-        bool eneg = false;
-        if (i < n && (t[i] == '+' || t[i] == '-')) eneg = t[i++] == '-';
+        if (i < n && (t[i] == '+' || t[i] == '-')) d->exp_neg = t[i++] == '-';
+        while (i < n && t[i] == '0') i++;
+        d->exp = t + i;
         for (; i < n && t[i] >= '0' && t[i] <= '9'; i++)
-            if (exp < EXP_CAP) exp = exp * 10 + (t[i] - '0');
-        if (eneg) exp = -exp;
+            if (++d->elen <= EXP_DIGITS) exp = exp * 10 + (t[i] - '0');
+        if (d->exp_neg) exp = -exp;
     }
     if (point == SIZE_MAX) point = end;
     size_t first = SIZE_MAX, last = 0;
@@ -59,7 +67,9 @@ static void dnum_of(const char *t, size_t n, dnum *d)
     d->last = last;
     /* power of the digit at 'last': digits before the point count down to 0 */
     long long pw = last < point ? (long long)(point - last - 1) : -(long long)(last - point);
-    d->e = pw + exp;
+    d->pw = pw;
+    d->big = d->elen > EXP_DIGITS;
+    d->e = d->big ? (d->exp_neg ? -EXP_FAR : EXP_FAR) : pw + exp;
     size_t nd = 0;
     for (size_t k = first; k <= last; k++) nd += t[k] != '.';
     d->ndig = nd;
@@ -124,6 +134,25 @@ static uint64_t powmod10(unsigned long long k, uint64_t m)
     return r;
 }
 
+/* a.e - b.e, exactly when below EXP_FAR either way, else +-EXP_FAR: with
+** an exponent past EXP_DIGITS digits, by the exponents' signs or their
+** digits' difference (coax_exponent_diff). A
+** cap on the exponents made 6e10000021342904901 a multiple of
+** 3e10000021342904902. */
+static long long power_diff(const dnum *a, const dnum *b)
+{
+    if (!a->big && !b->big) {
+        long long k = a->e - b->e;
+        return k >= EXP_FAR ? EXP_FAR : k <= -EXP_FAR ? -EXP_FAR : k;
+    }
+    int sa = a->exp_neg ? -1 : 1, sb = b->exp_neg ? -1 : 1;
+    if (sa != sb) return sa > sb ? EXP_FAR : -EXP_FAR;
+    long long diff = coax_exponent_diff(a->exp, a->elen, b->exp, b->elen, EXP_FAR);
+    if (sa < 0) diff = -diff;
+    if (diff < EXP_FAR && diff > -EXP_FAR) diff += a->pw - b->pw;
+    return diff >= EXP_FAR ? EXP_FAR : diff <= -EXP_FAR ? -EXP_FAR : diff;
+}
+
 int coax_num_multiple(const char *x, size_t xn, const char *d, size_t dn)
 {
     dnum a, b;
@@ -131,7 +160,8 @@ int coax_num_multiple(const char *x, size_t xn, const char *d, size_t dn)
     dnum_of(d, dn, &b);
     if (a.zero) return 1;
     if (b.zero) return 0;
-    if (a.e < b.e) return 0; /* M_a has no factor 10, so M_b * 10^k cannot divide it */
+    long long k = power_diff(&a, &b);
+    if (k < 0) return 0; /* M_a has no factor 10, so M_b * 10^k cannot divide it */
     if (b.ndig > 18) {
         double q = coax_dot_strtod(x, NULL) / coax_dot_strtod(d, NULL);
         return isfinite(q) && q == floor(q);
@@ -139,9 +169,11 @@ int coax_num_multiple(const char *x, size_t xn, const char *d, size_t dn)
     uint64_t m = 0;
     for (size_t k = b.first; k <= b.last; k++)
         if (d[k] != '.') m = m * 10 + (uint64_t)(d[k] - '0');
+    if (k >= 64) /* 10^k holds m's factors 2 and 5 (m < 2^60): the rest must divide M_a */
+        while (m % 2 == 0 || m % 5 == 0) m /= m % 2 == 0 ? 2 : 5;
     uint64_t r = 0;
-    for (size_t k = a.first; k <= a.last; k++)
-        if (x[k] != '.') r = (r * 10 + (uint64_t)(x[k] - '0')) % m;
-    r = mulmod(r, powmod10((unsigned long long)(a.e - b.e), m), m);
+    for (size_t i = a.first; i <= a.last; i++)
+        if (x[i] != '.') r = (r * 10 + (uint64_t)(x[i] - '0')) % m;
+    if (k < 64) r = mulmod(r, powmod10((unsigned long long)k, m), m);
     return r == 0;
 }

@@ -261,7 +261,7 @@ static const char *ip_pointer(stream_reader *r, const char *parent, size_t plen,
                               size_t index, bool reading)
 {
     coax_buf *b = &r->ip;
-    bool same = r->ip_parent == parent && r->ip_scalar == (reading ? r->scalars : 0);
+    bool same = r->ip_parent == parent && r->ip_plen == plen && r->ip_scalar == (reading ? r->scalars : 0);
     if (same && !reading)
         same = key ? r->ip_key == key && r->ip_klen == klen : !r->ip_key && r->ip_index == index;
     if (same && reading && r->ip_klen > klen) same = false; /* cannot happen: a key only grows */
@@ -273,7 +273,7 @@ static const char *ip_pointer(stream_reader *r, const char *parent, size_t plen,
             char num[24];
             coax_buf_put(b, num, coax_decimal(num, index));
         }
-        r->ip_parent = parent, r->ip_key = reading ? NULL : key, r->ip_index = index;
+        r->ip_parent = parent, r->ip_plen = plen, r->ip_key = reading ? NULL : key, r->ip_index = index;
         r->ip_scalar = reading ? r->scalars : 0;
         r->ip_klen = 0;
     }
@@ -296,6 +296,26 @@ static const char *ip_pointer(stream_reader *r, const char *parent, size_t plen,
     return b->data;
 }
 
+/* r->ip_scalar when r->ip holds a frame's pointer whole. */
+#define IP_WHOLE UINT64_MAX
+
+/* Frame pointer 'fp' (plen bytes) as a string of its own: it may be a
+** prefix of its child's (frame_ptr). In r->ip, copied once for partials
+** that wait at the same place, or NULL without memory. */
+static const char *whole(stream_reader *r, const char *fp, size_t plen)
+{
+    if (!fp[plen]) return fp;
+    coax_buf *b = &r->ip;
+    if (r->ip_parent == fp && r->ip_plen == plen && r->ip_scalar == IP_WHOLE) return b->data;
+    b->len = 0;
+    coax_buf_put(b, fp, plen);
+    r->ip_parent = NULL; /* built again next time */
+    if (!coax_buf_reserve(b, 1) || b->oom) return NULL;
+    b->data[b->len] = '\0';
+    r->ip_parent = fp, r->ip_plen = plen, r->ip_scalar = IP_WHOLE;
+    return b->data;
+}
+
 /* The pointer of the part being written, or NULL (r->ip: valid until the
 ** next partial). */
 static const char *in_progress(stream_reader *r, bool *is_string)
@@ -307,7 +327,7 @@ static const char *in_progress(stream_reader *r, bool *is_string)
     const char *fp = frame_ptr(r, r->depth - 1);
     if (!fp) return NULL;
     if (r->scalar == SC_KEY) return ip_pointer(r, fp, f->plen, r->text.data ? r->text.data : "", r->text.len, 0, true);
-    if (r->scalar == SC_NONE && !held && !(f->object && f->key_ready)) return fp;
+    if (r->scalar == SC_NONE && !held && !(f->object && f->key_ready)) return whole(r, fp, f->plen);
     *is_string = r->scalar == SC_STRING || (held && r->held.type == COAX_STRING);
     return ip_pointer(r, fp, f->plen, f->object ? f->key : NULL, f->klen, f->nraw, false);
 }
@@ -359,6 +379,43 @@ static coax_value *spine(stream_reader *r, coax_arena *a, bool show_string)
     return out;
 }
 
+/* The bytes of the pointer of child 'index' (member 'key', else the item)
+** under a parent pointer of 'plen' bytes, escapes aside. */
+static size_t pointer_len(size_t plen, const char *key, size_t klen, size_t index)
+{
+    char num[24];
+    return plen + 1 + (key ? klen : coax_decimal(num, index));
+}
+
+/* The pointers this partial builds (the parts listed since the last one),
+** with those built before, are held to max_input: each repeats its part's
+** whole path, so n parts under a long key took n times its length (8,000
+** items under an 8,000-byte key, a reply of 32 KB: a list of 64 MB). */
+static coax_code list_within(stream_reader *r, coax_error *err)
+{
+    size_t n = 0, parts = 0, longest = 0;
+    for (size_t i = 0; i < r->npending; i++) {
+        const spending *p = &r->pending[i];
+        const sframe *f = &r->frames[p->depth];
+        if (!frame_ptr(r, p->depth)) return stream_oom(r, err);
+        const coax_member *m = f->object ? (const coax_member *)f->raw + p->index : NULL;
+        size_t len = pointer_len(f->plen, m ? m->key : NULL, m ? m->klen : 0, p->index);
+        n += len, parts++, longest = len > longest ? len : longest;
+    }
+    for (size_t i = r->nptrs; i < r->nentries; i++) {
+        const sentry *e = &r->entries[i];
+        if (e->text || !e->parent) continue;
+        size_t len = pointer_len(e->plen, e->key, e->klen, e->index);
+        n += len, parts++, longest = len > longest ? len : longest;
+    }
+    if (n > r->lim.max_input - r->list_bytes)
+        return stream_limit(r, COAX_ESIZE, err, "the complete list's JSON Pointers passed %zu bytes (max_input): "
+                            "each repeats its part's path (%zu parts new in this partial, pointers up to %zu bytes)",
+                            r->lim.max_input, parts, longest);
+    r->list_bytes += n;
+    return COAX_OK;
+}
+
 coax_code stream_partial_get(stream_reader *r, coax_arena *arena, stream_partial *out, coax_error *err)
 {
     if (!r || !arena || !out) return coax_fail(err, COAX_EINVAL, 0, "stream_partial_get: NULL argument");
@@ -369,6 +426,7 @@ coax_code stream_partial_get(stream_reader *r, coax_arena *arena, stream_partial
     }
     /* The root first: when it is valid, the parts pending need no values
     ** of their own (its extraction gives them). */
+    if (list_within(r, err)) return r->failed;
     if (r->root_pending) {
         r->root_pending = false;
         coax_code rc = complete_root(r, err);

@@ -24,8 +24,8 @@
 ** partial puts the child in progress. Without a schema 'shown' is 'raw'. */
 typedef struct sframe {
     bool object;
-    const char *ptr;        /* this container's JSON Pointer (reader arena); NULL until
-                            ** asked for (frame_ptr) */
+    const char *ptr;        /* this container's JSON Pointer (reader arena), its first plen
+                            ** bytes (a child's may follow); NULL until asked for (frame_ptr) */
     size_t plen;
     void *raw;              /* coax_value[] or coax_member[] */
     size_t nraw, rawcap;
@@ -134,6 +134,7 @@ struct stream_reader {
     coax_code failed;       /* a limit or memory: the reader stays failed */
     coax_error fail_err;
     size_t bytes;           /* fed so far */
+    size_t list_bytes;      /* the complete list's pointers built so far (at most max_input) */
     bool stopped, ended, changed;
     /* where the JSON starts (reader.c) */
     int seek;               /* seek_state */
@@ -172,7 +173,7 @@ struct stream_reader {
     ** progress cost n a partial (n^2 over partials every 64 bytes). */
     coax_buf ip;
     const char *ip_parent, *ip_key; /* its parent's pointer; its key (NULL: an index) */
-    size_t ip_klen, ip_index;
+    size_t ip_plen, ip_klen, ip_index;
     uint64_t ip_scalar;     /* a key being read: 'scalars' then, else 0 */
     /* the tree (partial.c) */
     sframe *frames;
