@@ -118,4 +118,20 @@ describe("cost 25: exponents of any length compare exactly", function()
         judged('{"multipleOf":0.75}', "3e100000000000000000") })
     assert.is_false(judged('{"multipleOf":7}', "3e100000000000000000"))
   end)
+
+  -- Past 18 significant digits a multipleOf was judged in doubles: 1234567890123456790 passed as a multiple
+  -- of 1234567890123456789. Up to 64 digits it is exact now (spec/c/test_schema.c has more); past them no
+  -- answer, so a failure that says so.
+  it("multipleOf of 19 to 64 significant digits exactly; past 64, a failure that says why", function()
+    assert.are.same({ false, false, true, true, false },
+      { judged('{"multipleOf":1234567890123456789}', "1234567890123456790"),
+        judged('{"multipleOf":12345678901234567890123}', "24691357802469135780247"),
+        judged('{"multipleOf":12345678901234567890123}', "24691357802469135780246"),
+        judged('{"multipleOf":' .. ("9"):rep(63) .. '7}', ("9"):rep(63) .. "7" .. ("9"):rep(63) .. "7"),
+        judged('{"multipleOf":' .. ("9"):rep(63) .. '7}', ("9"):rep(63) .. "7" .. ("9"):rep(63) .. "8") })
+    local long = "1" .. ("0"):rep(63) .. "1"
+    local ok, errors = assert(coax.schema('{"multipleOf":' .. long .. '}')):validate(long, "json")
+    assert.are.same({ false, "expected a multiple of " .. long .. ", got " .. long ..
+      ": a multipleOf of more than 64 significant digits is not checked" }, { ok, errors[1].error })
+  end)
 end)

@@ -6,7 +6,6 @@
 */
 #include "schema/num.h"
 
-#include <math.h>
 #include <stdlib.h>
 
 typedef struct dnum {
@@ -153,6 +152,91 @@ static long long power_diff(const dnum *a, const dnum *b)
     return diff >= EXP_FAR ? EXP_FAR : diff <= -EXP_FAR ? -EXP_FAR : diff;
 }
 
+/* A divisor of up to COAX_NUM_EXACT_DIGITS significant digits, in limbs of
+** nine digits, lowest first: enough for any multipleOf a schema means, and
+** small enough that reading an instance's digits against it stays a few
+** dozen operations a digit (the instance's length is the reply's). */
+#define LIMB 1000000000u
+#define LIMBS ((COAX_NUM_EXACT_DIGITS + 8) / 9)
+
+typedef struct big {
+    uint32_t l[LIMBS + 1]; /* one more: a remainder times ten before it is reduced */
+    size_t n;              /* limbs in use; 0 is the number 0 */
+} big;
+
+static void big_times_add(big *a, uint32_t mul, uint32_t add)
+{
+    uint64_t carry = add;
+    for (size_t i = 0; i < a->n; i++) {
+        uint64_t v = (uint64_t)a->l[i] * mul + carry;
+        a->l[i] = (uint32_t)(v % LIMB);
+        carry = v / LIMB;
+    }
+    if (carry) a->l[a->n++] = (uint32_t)carry;
+}
+
+/* a / s (s < 2^32), returning the remainder. */
+static uint32_t big_div_small(big *a, uint32_t s)
+{
+    uint64_t r = 0;
+    for (size_t i = a->n; i-- > 0;) {
+        uint64_t v = r * LIMB + a->l[i];
+        a->l[i] = (uint32_t)(v / s);
+        r = v % s;
+    }
+    while (a->n && !a->l[a->n - 1]) a->n--;
+    return (uint32_t)r;
+}
+
+static int big_cmp(const big *a, const big *b)
+{
+    if (a->n != b->n) return a->n < b->n ? -1 : 1;
+    for (size_t i = a->n; i-- > 0;)
+        if (a->l[i] != b->l[i]) return a->l[i] < b->l[i] ? -1 : 1;
+    return 0;
+}
+
+static void big_sub(big *a, const big *b) /* a >= b */
+{
+    int64_t borrow = 0;
+    for (size_t i = 0; i < a->n; i++) {
+        int64_t v = (int64_t)a->l[i] - (i < b->n ? b->l[i] : 0) - borrow;
+        borrow = v < 0;
+        a->l[i] = (uint32_t)(v + (borrow ? LIMB : 0));
+    }
+    while (a->n && !a->l[a->n - 1]) a->n--;
+}
+
+/* Whether m divides the integer of the digits t[first..last] (points
+** skipped) followed by 'zeros' zeros: their remainder, a digit at a time. */
+static bool big_divides(const big *m, const char *t, size_t first, size_t last, size_t zeros)
+{
+    big r = {{0}, 0};
+    for (size_t i = first; i <= last + zeros; i++) {
+        if (i <= last && t[i] == '.') continue;
+        big_times_add(&r, 10, i <= last ? (uint32_t)(t[i] - '0') : 0);
+        while (big_cmp(&r, m) >= 0) big_sub(&r, m); /* r < 10m: nine times at most */
+    }
+    return r.n == 0;
+}
+
+/* coax_num_multiple for a divisor past 18 significant digits: M_b = 2^p 5^q m
+** with m prime to 10 divides M_a 10^k when m divides M_a and 10^k's 2s and 5s
+** with M_a's cover p and q; where k covers both, M_a modulo m alone says. */
+static int multiple_long(const dnum *a, const char *x, const dnum *b, const char *d, long long k)
+{
+    if (b->ndig > COAX_NUM_EXACT_DIGITS) return -1;
+    big m = {{0}, 0};
+    for (size_t i = b->first; i <= b->last; i++)
+        if (d[i] != '.') big_times_add(&m, 10, (uint32_t)(d[i] - '0'));
+    big whole = m;
+    long long p = 0, q = 0;
+    for (big t = m; big_div_small(&t, 2) == 0; m = t) p++;
+    for (big t = m; big_div_small(&t, 5) == 0; m = t) q++;
+    if (k >= p && k >= q) return big_divides(&m, x, a->first, a->last, 0);
+    return big_divides(&whole, x, a->first, a->last, (size_t)k); /* k < p or q: a few hundred zeros at most */
+}
+
 int coax_num_multiple(const char *x, size_t xn, const char *d, size_t dn)
 {
     dnum a, b;
@@ -162,10 +246,7 @@ int coax_num_multiple(const char *x, size_t xn, const char *d, size_t dn)
     if (b.zero) return 0;
     long long k = power_diff(&a, &b);
     if (k < 0) return 0; /* M_a has no factor 10, so M_b * 10^k cannot divide it */
-    if (b.ndig > 18) {
-        double q = coax_dot_strtod(x, NULL) / coax_dot_strtod(d, NULL);
-        return isfinite(q) && q == floor(q);
-    }
+    if (b.ndig > 18) return multiple_long(&a, x, &b, d, k);
     uint64_t m = 0;
     for (size_t k = b.first; k <= b.last; k++)
         if (d[k] != '.') m = m * 10 + (uint64_t)(d[k] - '0');

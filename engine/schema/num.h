@@ -15,8 +15,12 @@ bool coax_num_is_integral(const char *t, size_t n);
 ** for negative or fractional numbers. */
 bool coax_num_to_size(const char *t, size_t n, size_t *out);
 
-/* 1 when x is an integer multiple of d (d > 0), else 0. Exact unless d has
-** more than 18 significant digits (then in double precision). */
+/* Significant digits of a multipleOf that coax_num_multiple reads exactly. */
+#define COAX_NUM_EXACT_DIGITS 64
+
+/* 1 when x is an integer multiple of d (d > 0), else 0, exactly; -1 when d
+** has more than COAX_NUM_EXACT_DIGITS significant digits and x is not 0:
+** no answer, which a validator reports as a failure, never a pass. */
 int coax_num_multiple(const char *x, size_t xn, const char *d, size_t dn);
 
 #endif

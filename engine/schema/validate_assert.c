@@ -406,10 +406,15 @@ void vctx_required_msg(vctx *c, const coax_value *name)
 
 bool vctx_multiple_kw(vctx *c, const skw *k, const coax_value *inst)
 {
-    if (inst->type != COAX_NUMBER || coax_num_multiple(inst->u.text, inst->len, k->v->u.text, k->v->len))
-        return true;
+    if (inst->type != COAX_NUMBER) return true;
+    int multiple = coax_num_multiple(inst->u.text, inst->len, k->v->u.text, k->v->len);
+    if (multiple == 1) return true;
     if (!msg_start(c)) return false; /* quiet: no message, no error */
-    MSG("expected a multiple of %s, got %s", k->v->u.text, inst->u.text);
+    if (multiple < 0)
+        MSG("expected a multiple of %s, got %s: a multipleOf of more than %d significant digits is not checked",
+            k->v->u.text, inst->u.text, COAX_NUM_EXACT_DIGITS);
+    else
+        MSG("expected a multiple of %s, got %s", k->v->u.text, inst->u.text);
     vctx_error_at_kw(c, "multipleOf");
     return false;
 }

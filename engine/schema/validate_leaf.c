@@ -229,7 +229,7 @@ static inline __attribute__((always_inline)) int scalar_pass(vctx *c, const snod
             break;
         case OP_MULTIPLEOF:
             p->steps += bytes;
-            if (!coax_num_multiple(inst->u.text, inst->len, k->v->u.text, k->v->len)) FAILED(false);
+            if (coax_num_multiple(inst->u.text, inst->len, k->v->u.text, k->v->len) != 1) FAILED(false);
             break;
         case OP_FORMAT:
             p->steps += bytes;

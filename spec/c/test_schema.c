@@ -267,6 +267,33 @@ static void test_big_numbers_are_exact(void)
     CHECK_STR(run("{\"multipleOf\":0.123456789}", "1e308"),
               INVALID(U("", "/multipleOf", "expected a multiple of 0.123456789, got 1e308")));
     CHECK_STR(run("{\"multipleOf\":1e-8}", "12391239123"), "{\"valid\":true}");
+    /* a multipleOf past 18 significant digits, exactly (doubles passed both of the first two) */
+    CHECK_STR(run("{\"multipleOf\":1234567890123456789}", "1234567890123456790"),
+              INVALID(U("", "/multipleOf", "expected a multiple of 1234567890123456789, got 1234567890123456790")));
+    CHECK_STR(run("{\"multipleOf\":12345678901234567890123}", "24691357802469135780247"),
+              INVALID(U("", "/multipleOf", "expected a multiple of 12345678901234567890123, got 24691357802469135780247")));
+    CHECK_STR(run("{\"multipleOf\":12345678901234567890123}", "24691357802469135780246"), "{\"valid\":true}");
+    CHECK_STR(run("{\"multipleOf\":1.2345678901234567890123}", "2469135780246913578024.6e-21"), "{\"valid\":true}");
+    CHECK_STR(run("{\"multipleOf\":1.2345678901234567890123}", "2.46913578024691357802"),
+              INVALID(U("", "/multipleOf", "expected a multiple of 1.2345678901234567890123, got 2.46913578024691357802")));
+    /* 2^70 and 5^30: their 2s and 5s met by the instance's zeros or its own digits */
+    CHECK_STR(run("{\"multipleOf\":1180591620717411303424}", "3541774862152233910272"), "{\"valid\":true}");
+    CHECK_STR(run("{\"multipleOf\":1180591620717411303424}", "1180591620717411303424e3"), "{\"valid\":true}");
+    CHECK_STR(run("{\"multipleOf\":1180591620717411303424}", "590295810358705651712"),
+              INVALID(U("", "/multipleOf", "expected a multiple of 1180591620717411303424, got 590295810358705651712")));
+    CHECK_STR(run("{\"multipleOf\":1180591620717411303424}", "590295810358705651712e1"), "{\"valid\":true}");
+    CHECK_STR(run("{\"multipleOf\":1180591620717411303424}", "590295810358705651712e70"), "{\"valid\":true}");
+    CHECK_STR(run("{\"multipleOf\":931322574615478515625}", "6519258022308349609375"), "{\"valid\":true}");
+    CHECK_STR(run("{\"multipleOf\":931322574615478515625}", "1303851604461669921875"),
+              INVALID(U("", "/multipleOf", "expected a multiple of 931322574615478515625, got 1303851604461669921875")));
+    CHECK_STR(run("{\"multipleOf\":931322574615478515625}", "1303851604461669921875e1"), "{\"valid\":true}");
+    /* past 64 significant digits no answer: a failure that says so, never a pass (0 is a multiple of all) */
+#define D65 "10000000000000000000000000000000000000000000000000000000000000001"
+    CHECK_STR(run("{\"multipleOf\":" D65 "}", "2"),
+              INVALID(U("", "/multipleOf", "expected a multiple of " D65 ", got 2: a multipleOf of more than 64 "
+                                           "significant digits is not checked")));
+    CHECK_STR(run("{\"multipleOf\":" D65 "}", "0"), "{\"valid\":true}");
+#undef D65
     CHECK_STR(run("{\"type\":\"integer\"}", "1e400"), "{\"valid\":true}");
     CHECK_STR(run("{\"maxItems\":1e400}", "[1,2]"), "{\"valid\":true}");
 }
