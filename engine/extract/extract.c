@@ -957,7 +957,8 @@ coax_code extract_within(coax_arena *arena, const coax_schema *schema, const cha
         coax_locate(text, len, at, &line, &column);
         return coax_fail(err, COAX_ENOJSON, at, "the only JSON is %s, at line %u, column %u: send the answer itself",
                          r->candidates[0].source == COAX_SOURCE_TAGGED ? "in a block whose tag says it holds no answer (<example>, <draft>)"
-                                : "marked as no answer by a label or a comment before it (Example:, <!--)",
+                                : "marked as no answer by a label or a comment before it or a remark after it "
+                                  "(Example:, <!--, (example))",
                          line, column);
     }
     out->valid = best.valid;

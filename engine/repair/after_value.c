@@ -153,13 +153,18 @@ bool repair_footnote_at(const char *start, const char *p, const char *e)
         b -= 3;
     }
     if ((b > start && b[-1] != '\n' && b[-1] != '\r') || e - p < 4 || *p != '[') return false;
-    const char *d = p + 1;
-    while (d < e && d - p <= 3 && *d >= '0' && *d <= '9') d++;
-    if (d == p + 1 || d >= e || *d != ']') return false;
+    /* the mark's number, blanks around it as a bracket moved or typed spaced leaves them ([ 1 ], [1 ]Source) */
+    const char *n = p + 1, *d;
+    while (n < e && (*n == ' ' || *n == '\t')) n++;
+    for (d = n; d < e && d - n < 3 && *d >= '0' && *d <= '9';) d++;
+    bool spaced = d > p + 1 && (n > p + 1 || (d < e && (*d == ' ' || *d == '\t')));
+    while (spaced && d < e && (*d == ' ' || *d == '\t')) d++;
+    if (d == n || d >= e || *d != ']') return false;
     d++;
+    if (d < e && *d == ']') d++, spaced = true; /* a closer typed twice, "[1]] Source": no list of lists */
     if (d < e && *d == ':') d++; /* [1]: https://... */
     const char *w = coax_blanks_end(d, e);
-    return w > d && w < e && ((unsigned)(((unsigned char)*w | 0x20) - 'a') < 26u || (unsigned char)*w >= 0x80);
+    return (w > d || spaced) && w < e && ((unsigned)(((unsigned char)*w | 0x20) - 'a') < 26u || (unsigned char)*w >= 0x80);
 }
 
 bool repair_citation_at(const char *start, const char *p, const char *e, bool after_list)

@@ -607,7 +607,11 @@ bool lp_missing_comma_clear(const lp *ps, const lopen *top, const char *p)
     char prev = p > ps->b ? p[-1] : ' ';
     bool adjacent = (prev == '"' || prev == '\'' || (prev >= '0' && prev <= '9')) && quote_at(p, ps->e, &q);
     bool after_quoted = ps->quoted_end && ps->quoted_end <= p && only_space(ps->quoted_end, p);
-    return !adjacent && !after_quoted && !parted_unseen(ps, p) && !lp_item_in_doubt(ps, top, p) &&
+    /* a string whose last character is a comma ("<your name>," "z": 1): the comma missing may be
+    ** that one, typed inside the closing quote; the string's text is then a guess */
+    for (c = p; c > ps->b && ws_tab[(unsigned char)c[-1]];) c--;
+    bool comma_inside = c - ps->b >= 3 && (c[-1] == '"' || c[-1] == '\'') && c[-2] == ',' && c[-3] != '\\';
+    return !adjacent && !after_quoted && !comma_inside && !parted_unseen(ps, p) && !lp_item_in_doubt(ps, top, p) &&
            !(*p == '[' && repair_citation_at(ps->b, p, ps->e, true)) && lp_member_starts(p, ps->e, top->object);
 }
 
