@@ -173,9 +173,11 @@ bool repair_citation_at(const char *start, const char *p, const char *e, bool af
     while (b > start && (b[-1] == ' ' || b[-1] == '\t')) b--;
     /* after a value or a sentence: "Item: [5]" is a label's list */
     if (b == p || b == start || !strchr(after_list ? "}\".)]" : "}\".)", b[-1]) || e - p < 3 || *p != '[') return false;
-    const char *d = p + 1;
-    while (d < e && d - p <= 3 && *d >= '0' && *d <= '9') d++;
-    if (d == p + 1 || d >= e || *d != ']') return false;
+    const char *n = p + 1, *d; /* blanks around the number too: "[1 ]", "[ 1 ]" */
+    while (n < e && (*n == ' ' || *n == '\t')) n++;
+    for (d = n; d < e && d - n < 3 && *d >= '0' && *d <= '9';) d++;
+    while (d > n && d < e && (*d == ' ' || *d == '\t')) d++;
+    if (d == n || d >= e || *d != ']') return false;
     d++;
     while (d < e && (*d == ' ' || *d == '\t')) d++;
     /* the line's last, or prose or a token after it ({...} [1] Hope it helps, [1]<|im_end|>, [1] [2]);
