@@ -344,8 +344,8 @@ bool repair_key_then_closer(const char *p, const char *end);
 size_t repair_remark_closers(const char *p, const char *end, const char **at);
 /* Whether p (in start..end) opens a footnote's or a reference's line: a
 ** number of one to three digits in brackets at the line's start, words
-** after it ("[1] Source: the input.", "[2]: https://"; blanks inside, "[ 1 ] Source", "[1 ]Source",
-** a bracket moved or typed spaced): prose's own
+** after it ("[1] Source: the input.", "[2]: https://"; blanks inside or a closer typed twice, "[ 1 ] Source:",
+** "[1 ]Source:", "[1]] Source:", before a label's words and colon): prose's own
 ** mark, no list of one number ("The answer is [1] as asked" is one). */
 bool repair_footnote_at(const char *start, const char *p, const char *end);
 /* Whether p (in start..end) is a citation's mark after a value or a
