@@ -540,6 +540,10 @@ bool extract_unanswering_prose(const char *text, size_t len, const coax_candidat
             bool blank = blanks_start(text, q, above, true) == q && !memchr(text + q, '*', above - q);
             bool opens = !fence && above - b >= 3 && (!memcmp(text + b, "```", 3) || !memcmp(text + b, "~~~", 3));
             if (opens && fence_info_unanswering(text, b, above)) return true;
+            /* a label before the fence on its line ("Example: ```json"): the line up to the fence */
+            size_t f = blank || opens || fence ? above : b + 1;
+            while (f + 3 <= above && memcmp(text + f, "```", 3) && memcmp(text + f, "~~~", 3)) f++;
+            if (f + 3 <= above) return label_line(text, blanks_start(text, b, f, false));
             if (!blank && !opens) {
                 size_t heading = setext_heading_end(text, origin, start, b, above);
                 return label_line(text, heading ? heading : above);
