@@ -164,7 +164,8 @@ bool repair_footnote_at(const char *start, const char *p, const char *e)
     if (d < e && *d == ']') d++, spaced = true; /* a closer typed twice, "[1]] Source": no list of lists */
     if (d < e && *d == ':') d++; /* [1]: https://... */
     const char *w = coax_blanks_end(d, e), *k = w;
-    if ((w == d && !spaced) || w >= e || !(coax_ascii_alpha((unsigned char)*w) || (unsigned char)*w >= 0x80)) return false;
+    if ((w == d && !spaced) || w >= e || !(coax_ascii_alpha((unsigned char)*w) || (unsigned char)*w >= 0x80))
+        return false;
     /* a mark typed spaced or closed twice heads a label's words ("[1 ]Source:"): before other words ("[5 ] Let me
     ** know") it may be a row with a remark, as "[5]" with none is */
     while (spaced && k < e && k - w < 24 && (coax_ascii_alpha((unsigned char)*k) || *k == ' ')) k++;

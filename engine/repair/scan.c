@@ -703,7 +703,7 @@ coax_code repair_scan(const char *t, size_t len, bool lazy, rspans *out, size_t 
             size_t close = fence_close(t, body, len, t[i], &fences, &loose_from);
             size_t first = skip_spaces(t, body, close);
             size_t marker = first < close ? repair_field_marker_at(t + first, t + close) : 0;
-            if (marker) body = first = skip_spaces(t, first + marker, close); /* DSPy's field heading: its value follows */
+            if (marker) body = first = skip_spaces(t, first + marker, close); /* DSPy's field heading: the value next */
             /* Other languages count when the block holds a literal. */
             /* A fence with nothing after it but spaces is no block, nor one with no language never
             ** closed before prose: a closing fence whose opener the reply lacks ({...}⏎```, then
