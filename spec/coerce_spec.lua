@@ -349,8 +349,11 @@ describe("coercion", function()
       refused('{"customer_prefered_delivery_time_window_start": "9am"}', s,
         "/customer_prefered_delivery_time_window_start",
         'property "customer_prefered_delivery_time_window_start" is not allowed')
-      coerced('{"some_other_completely_unrelated_field_name": 5}', s, '{}', "property_dropped",
+      coerced('{"id": 1, "some_other_completely_unrelated_field_name": 5}', s, '{"id":1}', "property_dropped",
         "/some_other_completely_unrelated_field_name")
+      -- every member dropped, one fitting an absent property (lefts51): the answer under other names, or extras?
+      refused('{"some_other_completely_unrelated_field_name": 5}', s, "/some_other_completely_unrelated_field_name",
+        'property "some_other_completely_unrelated_field_name" is not allowed')
     end)
 
     it("reads an envelope's label of any length for a word saying it holds no answer", function()

@@ -173,7 +173,8 @@ describe("coax.extract", function()
       '**Sample:** {"name": "Bob"}', '<!-- {"name": "Bob"} -->', '/* {"name": "Bob"} */', '  // {"name": "Bob"}' } do
       local r, msg, code = coax.extract(reply, schema)
       assert.are.same({ nil, "COAX_ENOJSON" }, { r, code }, reply)
-      assert.are.equal("the only JSON is marked as no answer by a label or a comment before it (Example:, <!--), at "
+      assert.are.equal("the only JSON is marked as no answer by a label or a comment before it or a remark after it"
+        .. " (Example:, <!--, (example)), at "
         .. "line 1, column " .. (reply:find("{", 1, true)) .. ": send the answer itself", msg)
     end
     -- a label that is the whole line above, past blank lines and a fence's opening
@@ -181,7 +182,8 @@ describe("coax.extract", function()
       ['Sample output:\n```json\n{"name": "Bob"}\n```'] = 3, ['User input:\n{"name": "Bob"}'] = 2 } do
       local r, msg, code = coax.extract(reply, schema)
       assert.are.same({ nil, "COAX_ENOJSON" }, { r, code }, reply)
-      assert.are.equal("the only JSON is marked as no answer by a label or a comment before it (Example:, <!--), at "
+      assert.are.equal("the only JSON is marked as no answer by a label or a comment before it or a remark after it"
+        .. " (Example:, <!--, (example)), at "
         .. "line " .. line .. ", column 1: send the answer itself", msg)
     end
     for reply, want in pairs {

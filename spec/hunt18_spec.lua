@@ -19,7 +19,8 @@ end
 
 local function joined(where, text)
   return "unreadable text at " .. where .. " (a comma was guessed before text that does not start a member, or"
-    .. " that may be one value with the number before it ([10 -5]: 10 - 5, [1 .5]: 1.5?): '" .. text
+    .. " that may be one value with the number before it ([10 -5]: 10 - 5, [1 .5]: 1.5?), or after a string ending"
+    .. " in a comma or a closer (\"x,\" \"y\": 1: typed inside its quote?): '" .. text
     .. "'); send valid JSON"
 end
 

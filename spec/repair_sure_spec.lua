@@ -58,8 +58,8 @@ describe("coax.repair without a schema", function()
       { '{"a": "x", "b": tru', "the JSON is incomplete: the reply ends inside it" },
       { '{"n": 12', "the JSON is incomplete: the reply ends inside it" },
       { '{"name": "<name>"}', 'a placeholder where a value was due ("<name>"): send the value itself' },
-      { 'Example: {"a": 1}', "the only JSON is marked as no answer by a label or a comment before it (Example:,"
-        .. " <!--), at line 1, column 10: send the answer itself" },
+      { 'Example: {"a": 1}', "the only JSON is marked as no answer by a label or a comment before it or a remark"
+        .. " after it (Example:, <!--, (example)), at line 1, column 10: send the answer itself" },
       { "The answer is 42", "no JSON value found in 16 bytes of text" },
       -- a number in another language's syntax: which number, or a code, is a guess
       { '{"mask": 0x1F}', unquoted("line 1, column 10", "0x1F") },

@@ -755,7 +755,7 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
     ** ("note" is no "tax_rate"); with many, any of a type one takes. So
     ** does a name close to a present property holding another value (past
     ** the first ABSENT_NAMED, those of its type, each comparison charged). */
-    unsigned absent = 0, present_past = 0;
+    unsigned absent = 0, present_past = 0, fits = 0;
     size_t nabsent = 0, npresent = 0, compares = NAME_COMPARES;
     size_t *which = coax_arena_alloc(a, (ABSENT_NAMED + d.np) * sizeof *which);
     joined_names joined = {0};
@@ -797,7 +797,11 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
         /* a key holding another item's start: dropped, the members it swallowed would go unseen */
         if (coerce_key_holds_items(m->key, m->klen)) return;
         edits[n++] = dropped(m);
+        fits |= absent & coerce_type_bit(&m->value);
     }
+    /* every member dropped ({"edad": 37} for "age"), one fitting an absent property: the answer under other names */
+    for (size_t i = 0; fits && i < d.np; i++) fits = taken[i] ? 0 : fits;
+    if (fits) return;
     add_edits(ts, edits, n);
 }
 

@@ -28,6 +28,7 @@ typedef struct scored {
     bool misfit_answer;   /* an object wrong only in its members' values */
     bool format_answer;   /* valid and plain but for a placeholder ("<name>", "...") in it */
     bool gated_answer;    /* valid and plain but for a repair or coercion less certain than max_class */
+    bool wrapped_answer;  /* valid but for its items wrapped each in a list: two readings, both fitting */
     const coax_value *reading; /* strict: the value coerced, where only a coercion kept it from fitting */
     size_t nreading;           /* the coercions it took */
 } scored;
@@ -418,7 +419,9 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     s->nerrors = s->validation.nerrors;
     s->index = index;
     if (!strict && (rc = try_envelope(c, s))) return rc;
+    bool fitted = s->valid; /* [1, 2] for a list of lists: [[1, 2]] or [[1], [2]], an answer all the same */
     if (!strict && (rc = wrapped_items_error(c, cand, s))) return rc;
+    s->wrapped_answer = fitted && !s->valid;
     if ((rc = double_encoded_error(c, x, cand, s))) return rc;
     bool valid_but_placeholder;
     if ((rc = unmeant_error(c, s, &valid_but_placeholder))) return rc;
@@ -482,6 +485,7 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     ** the class did not allow (an unquoted key at lossless): an answer the
     ** reply gives all the same. */
     s->gated_answer = fits && whole && s->ninvented == 0 && (gate || coercion_gated || s->reading);
+    s->wrapped_answer = s->wrapped_answer && whole && s->ninvented == 0;
     if (gate && !(gate->offset >= cand->end && !s->complete)) {
         s->refused = gate;
         const char *msg = repair_error(c->arena, x->raw, x->len, gate);
@@ -523,7 +527,7 @@ static bool is_plain(const scored *s) { return s->valid && s->complete && s->nin
 static bool is_rival(const scored *s)
 {
     return is_plain(s) || s->fragment_answer || s->cut_answer || s->part_answer || s->misfit_answer ||
-           s->format_answer || s->gated_answer;
+           s->format_answer || s->gated_answer || s->wrapped_answer;
 }
 
 /* Whether candidate a's span holds b's (an NDJSON array holds its lines). */
@@ -956,7 +960,8 @@ coax_code extract_within(coax_arena *arena, const coax_schema *schema, const cha
         coax_locate(text, len, at, &line, &column);
         return coax_fail(err, COAX_ENOJSON, at, "the only JSON is %s, at line %u, column %u: send the answer itself",
                          r->candidates[0].source == COAX_SOURCE_TAGGED ? "in a block whose tag says it holds no answer (<example>, <draft>)"
-                                : "marked as no answer by a label or a comment before it (Example:, <!--)",
+                                : "marked as no answer by a label or a comment before it or a remark after it "
+                                  "(Example:, <!--, (example))",
                          line, column);
     }
     out->valid = best.valid;

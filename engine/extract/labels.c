@@ -515,9 +515,12 @@ static bool assigned_to_label(const char *text, size_t line, size_t e)
 ** before it (unanswering_label); for a value that starts its line, a label that is the whole of the line above,
 ** past blank lines and a fence's opening ("Wrong answer:\n```json\n{...}```" is the same label as "Wrong answer:
 ** {...}"). A word before a colon inside a sentence ("That was wrong; corrected: {...}") labels nothing. */
+static bool remarked_no_answer(const char *text, size_t len, const coax_candidate *cand);
 bool extract_unanswering_prose(const char *text, size_t len, const coax_candidate *cand)
 {
+    if (cand->source == COAX_SOURCE_WHOLE && remarked_no_answer(text, len, cand)) return true; /* {...} (example) */
     if ((cand->source != COAX_SOURCE_PROSE && cand->source != COAX_SOURCE_FENCED) || cand->start > len) return false;
+    if (remarked_no_answer(text, len, cand)) return true;
     size_t origin = extract_text_origin(text, cand->start), line = cand->start;
     if (in_unanswering_element(text, origin, cand->start)) return true;
     size_t stop = cand->start > 64 ? cand->start - 64 : 0;
@@ -537,6 +540,10 @@ bool extract_unanswering_prose(const char *text, size_t len, const coax_candidat
             bool blank = blanks_start(text, q, above, true) == q && !memchr(text + q, '*', above - q);
             bool opens = !fence && above - b >= 3 && (!memcmp(text + b, "```", 3) || !memcmp(text + b, "~~~", 3));
             if (opens && fence_info_unanswering(text, b, above)) return true;
+            /* a label before the fence on its line ("Example: ```json"): the line up to the fence */
+            size_t f = blank || opens || fence ? above : b + 1;
+            while (f + 3 <= above && memcmp(text + f, "```", 3) && memcmp(text + f, "~~~", 3)) f++;
+            if (f + 3 <= above) return label_line(text, blanks_start(text, b, f, false));
             if (!blank && !opens) {
                 size_t heading = setext_heading_end(text, origin, start, b, above);
                 return label_line(text, heading ? heading : above);
@@ -605,8 +612,10 @@ static size_t remark_end(const char *text, size_t r, size_t e, bool own_line, si
     return own_line ? (*past = line, line) : SIZE_MAX;
 }
 
-size_t extract_labelling_remark(const char *text, size_t from, size_t e)
+/* extract_labelling_remark's look; *labels: the remark's words say no answer ("(example)", "(wrong)"), no doubt. */
+static size_t labelling_remark(const char *text, size_t from, size_t e, bool *labels)
 {
+    *labels = false;
     size_t r = from, lines = 0;
     for (bool fence = false;;) { /* past blanks, a line break, and a fenced value's closing fence */
         size_t k = coax_blank_at(text + r, text + e);
@@ -656,12 +665,30 @@ size_t extract_labelling_remark(const char *text, size_t from, size_t e)
     /* "(my guess)", "(estimated)", "My guess.", "Wrong answer."; a sentence alone in plain words ("The age is
     ** approximate.", "This is sample data.") is retract.c's to read */
     if (body == r && words > 2) return SIZE_MAX;
-    if (unanswering_words(text, body, end + 1, false)) return r;
+    if (unanswering_words(text, body, end + 1, false)) return *labels = true, r;
     for (size_t p = body, q; p < end; p = q + 1) {
         for (q = p; q < end && coax_ascii_alpha((unsigned char)text[q]);) q++;
         if (q > p && remark_doubt_word(text + p, q - p)) return r;
     }
     return SIZE_MAX;
+}
+
+size_t extract_labelling_remark(const char *text, size_t from, size_t e)
+{
+    bool labels;
+    return labelling_remark(text, from, e, &labels);
+}
+
+/* Whether a remark on the value's own line, after it, labels it as no answer ("{...} (example)" then "Answer:
+** {...}"): the label's words after the value, as "Example: {...}" has them before. A doubt ("(my guess)") labels
+** no other value as the answer; alone, the remark takes its value back (extract_taken_back). */
+static bool remarked_no_answer(const char *text, size_t len, const coax_candidate *cand)
+{
+    if (cand->end <= cand->start || cand->end > len) return false;
+    size_t e = len - cand->end > 256 ? cand->end + 256 : len;
+    bool labels;
+    size_t r = labelling_remark(text, cand->end, e, &labels);
+    return r != SIZE_MAX && labels && !memchr(text + cand->end, '\n', r - cand->end);
 }
 
 bool extract_labelled_no_answer(const char *before, size_t len, coax_source source)

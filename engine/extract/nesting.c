@@ -26,6 +26,52 @@
 
 #define EXTRACT_LEVEL_BYTES (COAX_STACK_SCALE * 256u)
 
+/* The length of a terminal's colour code (SGR: ESC '[', digits and ';', 'm') at t[i], or 0. */
+static size_t colour_at(const char *t, size_t i, size_t len)
+{
+    if (len - i < 3 || t[i] != '\x1B' || t[i + 1] != '[') return 0;
+    size_t k = i + 2;
+    while (k < len && k - i < 32 && ((t[k] >= '0' && t[k] <= '9') || t[k] == ';')) k++;
+    return k < len && t[k] == 'm' ? k + 1 - i : 0;
+}
+
+/* The length of a colour code ending at t[end - 1], or 0. */
+static size_t colour_before(const char *t, size_t end)
+{
+    if (end < 3 || t[end - 1] != 'm') return 0;
+    size_t k = end - 1;
+    while (k > 0 && end - k < 32 && ((t[k - 1] >= '0' && t[k - 1] <= '9') || t[k - 1] == ';')) k--;
+    return k >= 2 && t[k - 1] == '[' && t[k - 2] == '\x1B' ? end - (k - 2) : 0;
+}
+
+/* A reply a terminal tool printed in colour, its codes around it (ESC[32m{...}ESC[0m): they set how it
+** looked, they are no text of it, so they are read as blanks, in a copy of the reply (offsets hold). Only
+** before and after the rest, blanks between: a code elsewhere may sit inside a string, and stays a control
+** byte. The reply as it was when there is none, or no memory for the copy (the control byte refuses it). */
+static const char *colour_blanked(coax_arena *arena, const char *text, size_t len)
+{
+    size_t from = 0, to = len, n;
+    for (bool any = true; any;) {
+        any = false;
+        while (from < to && coax_ascii_space((unsigned char)text[from])) from++;
+        if ((n = colour_at(text, from, to))) from += n, any = true;
+    }
+    size_t head = from;
+    for (bool any = true; any;) {
+        any = false;
+        while (to > from && coax_ascii_space((unsigned char)text[to - 1])) to--;
+        if ((n = colour_before(text, to)) && to - n >= from) to -= n, any = true;
+    }
+    if (!memchr(text, '\x1B', head) && !memchr(text + to, '\x1B', len - to)) return text;
+    char *copy = coax_arena_alloc(arena, len + 1);
+    if (!copy) return text;
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    for (size_t i = 0; i < len; i++)
+        if ((i < head || i >= to) && !coax_ascii_space((unsigned char)copy[i])) copy[i] = ' ';
+    return copy;
+}
+
 coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const char *text, size_t len,
                        const coax_limits *limits, const coax_extract_options *options, coax_extract_result *out,
                        coax_error *err)
@@ -37,6 +83,7 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const char 
     if (len > lim.max_input) /* before any read of the text: its length may be anything */
         return coax_fail(err, COAX_ESIZE, 0, "input of %zu bytes exceeds the limit of %zu", len, lim.max_input);
     while (len && !text[len - 1]) len--; /* a C string's terminator or a buffer's padding, counted in */
+    text = colour_blanked(arena, text, len);
     size_t ctl = coax_control_byte(text, len);
     if (ctl < len) {
         uint32_t line, column;

@@ -153,13 +153,23 @@ bool repair_footnote_at(const char *start, const char *p, const char *e)
         b -= 3;
     }
     if ((b > start && b[-1] != '\n' && b[-1] != '\r') || e - p < 4 || *p != '[') return false;
-    const char *d = p + 1;
-    while (d < e && d - p <= 3 && *d >= '0' && *d <= '9') d++;
-    if (d == p + 1 || d >= e || *d != ']') return false;
+    /* the mark's number, blanks around it as a bracket moved or typed spaced leaves them ([ 1 ], [1 ]Source) */
+    const char *n = p + 1, *d;
+    while (n < e && (*n == ' ' || *n == '\t')) n++;
+    for (d = n; d < e && d - n < 3 && *d >= '0' && *d <= '9';) d++;
+    bool spaced = d > p + 1 && (n > p + 1 || (d < e && (*d == ' ' || *d == '\t')));
+    while (spaced && d < e && (*d == ' ' || *d == '\t')) d++;
+    if (d == n || d >= e || *d != ']') return false;
     d++;
+    if (d < e && *d == ']') d++, spaced = true; /* a closer typed twice, "[1]] Source": no list of lists */
     if (d < e && *d == ':') d++; /* [1]: https://... */
-    const char *w = coax_blanks_end(d, e);
-    return w > d && w < e && ((unsigned)(((unsigned char)*w | 0x20) - 'a') < 26u || (unsigned char)*w >= 0x80);
+    const char *w = coax_blanks_end(d, e), *k = w;
+    if ((w == d && !spaced) || w >= e || !(coax_ascii_alpha((unsigned char)*w) || (unsigned char)*w >= 0x80))
+        return false;
+    /* a mark typed spaced or closed twice heads a label's words ("[1 ]Source:"): before other words ("[5 ] Let me
+    ** know") it may be a row with a remark, as "[5]" with none is */
+    while (spaced && k < e && k - w < 24 && (coax_ascii_alpha((unsigned char)*k) || *k == ' ')) k++;
+    return !spaced || (k < e && *k == ':');
 }
 
 bool repair_citation_at(const char *start, const char *p, const char *e, bool after_list)
@@ -168,9 +178,11 @@ bool repair_citation_at(const char *start, const char *p, const char *e, bool af
     while (b > start && (b[-1] == ' ' || b[-1] == '\t')) b--;
     /* after a value or a sentence: "Item: [5]" is a label's list */
     if (b == p || b == start || !strchr(after_list ? "}\".)]" : "}\".)", b[-1]) || e - p < 3 || *p != '[') return false;
-    const char *d = p + 1;
-    while (d < e && d - p <= 3 && *d >= '0' && *d <= '9') d++;
-    if (d == p + 1 || d >= e || *d != ']') return false;
+    const char *n = p + 1, *d; /* blanks around the number too: "[1 ]", "[ 1 ]" */
+    while (n < e && (*n == ' ' || *n == '\t')) n++;
+    for (d = n; d < e && d - n < 3 && *d >= '0' && *d <= '9';) d++;
+    while (d > n && d < e && (*d == ' ' || *d == '\t')) d++;
+    if (d == n || d >= e || *d != ']') return false;
     d++;
     while (d < e && (*d == ' ' || *d == '\t')) d++;
     /* the line's last, or prose or a token after it ({...} [1] Hope it helps, [1]<|im_end|>, [1] [2]);

@@ -108,6 +108,25 @@ static void note_trailing(lp *ps, rvalues *out, const char *at, const char *stra
     }
 }
 
+/* Whether the brace at p, in an object 'top' inside a list, opens a member whose key the object holds
+** already ([{"i": 1, {"i": 2}]): a record after one whose '}' was lost, the one reading. A new key
+** ([{"k": "x",{ "note": "y"}]) is that, or the object's own member behind a brace typed once too often. */
+static bool brace_repeats_key(const lp *ps, const lopen *top, const char *p)
+{
+    const char *k = p + 1, *e = ps->e;
+    while (k < e && k - p < 64 && ws_tab[(unsigned char)*k]) k++;
+    if (k >= e || *k != '"') return false;
+    const char *name = ++k;
+    while (k < e && k - name < 256 && *k != '"' && *k != '\\') k++;
+    if (k >= e || *k != '"') return false;
+    size_t n = (size_t)(k - name);
+    for (const char *m = ps->kids + top->base; m < ps->kid_top; m += sizeof(coax_member)) {
+        const coax_member *mm = (const coax_member *)m;
+        if (mm->klen == n && !memcmp(mm->key, name, n)) return true;
+    }
+    return false;
+}
+
 /* ---- the state machine --------------------------------------------------- */
 
 /* Parses one top-level value from ps->p. '*got' is false when no value
@@ -192,7 +211,8 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                 ** brace?) makes up an empty object */
                 bool empty = ps->kid_top == ps->kids + top->base;
                 if (ps->comma) note(ps, RK_TRAILING_COMMA, ps->comma);
-                note_as(ps, RK_MISSING_BRACKET, class_if(empty || lp_string_ends_with(ps, p, '}')), p);
+                note_as(ps, RK_MISSING_BRACKET,
+                        class_if(empty || lp_string_ends_with(ps, p, '}') || !brace_repeats_key(ps, top, p)), p);
                 if ((rc = lp_close_top(ps, &v, false))) return rc;
                 if (empty) v.flags |= COAX_VF_INVENTED;
                 goto have_value;

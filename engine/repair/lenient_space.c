@@ -619,7 +619,14 @@ bool lp_missing_comma_clear(const lp *ps, const lopen *top, const char *p)
     char prev = p > ps->b ? p[-1] : ' ';
     bool adjacent = (prev == '"' || prev == '\'' || (prev >= '0' && prev <= '9')) && quote_at(p, ps->e, &q);
     bool after_quoted = ps->quoted_end && ps->quoted_end <= p && only_space(ps->quoted_end, p);
-    return !adjacent && !after_quoted && !parted_unseen(ps, p) && !lp_item_in_doubt(ps, top, p) &&
+    /* a string whose last character is a comma or a closer ("<your name>," "z": 1, "Eve}" "age": 3): the
+    ** comma missing, or the closer before it, may be that byte, typed inside the closing quote */
+    for (c = p; c > ps->b && ws_tab[(unsigned char)c[-1]];) c--;
+    bool comma_inside = c - ps->b >= 3 && (c[-1] == '"' || c[-1] == '\'') && coax_byte_in(",}]", c[-2]) &&
+                        c[-3] != '\\';
+    for (const char *k = c - 3; comma_inside && c[-2] != ',' && k > ps->b && c - k < 256 && *k != c[-1]; k--)
+        comma_inside = *k != (c[-2] == '}' ? '{' : '['); /* "(see [1]" "b": the string's own closer */
+    return !adjacent && !after_quoted && !comma_inside && !parted_unseen(ps, p) && !lp_item_in_doubt(ps, top, p) &&
            !(*p == '[' && repair_citation_at(ps->b, p, ps->e, true)) && lp_member_starts(p, ps->e, top->object);
 }
 

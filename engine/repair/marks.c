@@ -179,19 +179,19 @@ const char repair_string_tail_detail[] =
 bool repair_string_tail_after(const coax_value *v, const char *vs, const char *ve, const char *at, const char *end)
 {
     char closer = v->type == COAX_OBJECT ? '}' : v->type == COAX_ARRAY ? ']' : 0;
-    const char *last = end;
-    while (last > at && around_value(last[-1])) last--;
-    if (!closer || last == at || last[-1] != closer || last - at > 2048) return false;
+    if (end - at > 2048) end = at + 2048;
     const char *q = at;
-    while (q < last && around_value(*q)) q++;
+    while (q < end && around_value(*q)) q++;
     const char *words = q; /* the string's last words, if any, then its closing quote, on their line */
-    while (q < last && *q != '"' && *q != '\n') q++;
-    if (q == last || *q != '"') return false;
+    while (q < end && *q != '"' && *q != '\n') q++;
+    if (!closer || q == end || *q != '"') return false;
     const char *after = q + 1; /* a value's or a key's closing quote ('score": 3⏎}') */
-    while (after < last && (*after == ' ' || *after == '\t' || *after == '\r')) after++;
-    if (after < last && *after != ',' && *after != ':' && *after != closer && *after != '\n') return false;
-    int open = 0; /* the container's own closer is one that no bracket after the quote opened */
-    for (const char *k = after; k < last; k++)
-        open += (*k == '{' || *k == '[') - (*k == '}' || *k == ']');
-    return open == -1 && !ends_alike(vs, ve, words, last);
+    while (after < end && (*after == ' ' || *after == '\t' || *after == '\r')) after++;
+    if (after < end && *after != ',' && *after != ':' && *after != closer && *after != '\n') return false;
+    /* The container's own closer is the first that no bracket after the quote opened, wherever its line
+    ** goes on: a closing remark, a citation's mark, a fence or an end-of-turn token may follow it. */
+    int open = 0;
+    const char *k = after;
+    for (; k < end && open >= 0; k++) open += (*k == '{' || *k == '[') - (*k == '}' || *k == ']');
+    return open == -1 && k[-1] == closer && !ends_alike(vs, ve, words, k);
 }

@@ -344,7 +344,8 @@ bool repair_key_then_closer(const char *p, const char *end);
 size_t repair_remark_closers(const char *p, const char *end, const char **at);
 /* Whether p (in start..end) opens a footnote's or a reference's line: a
 ** number of one to three digits in brackets at the line's start, words
-** after it ("[1] Source: the input.", "[2]: https://..."): prose's own
+** after it ("[1] Source: the input.", "[2]: https://"; blanks inside or a closer typed twice, "[ 1 ] Source:",
+** "[1 ]Source:", "[1]] Source:", before a label's words and colon): prose's own
 ** mark, no list of one number ("The answer is [1] as asked" is one). */
 bool repair_footnote_at(const char *start, const char *p, const char *end);
 /* Whether p (in start..end) is a citation's mark after a value or a
@@ -357,7 +358,8 @@ bool repair_citation_at(const char *start, const char *p, const char *end, bool 
 ** list), or 0. */
 size_t repair_field_marker_at(const char *p, const char *end);
 /* Whether the text after a container v written at vs..ve, at..end, is the end of one of its strings and what
-** followed it, the container's closer last ('.",⏎ "score": 3⏎}', 'muffled."⏎}'): the container went on,
+** followed it up to the container's closer ('.",⏎ "score": 3⏎}', 'muffled."⏎}', prose or a fence may follow
+** the closer): the container went on,
 ** written again (Gemini's stray tail under a JSON response format) with other values than the ones read or
 ** not, a guess; not where it is the container's own last bytes again ('.",⏎ "score": 4⏎}' after
 ** '"clear.",⏎ "score": 4⏎}'). Bounded: a tail of 2 KB at most. */

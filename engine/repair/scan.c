@@ -147,6 +147,28 @@ static bool scalar_items(const char *t, size_t from, size_t end)
     return !citation;
 }
 
+/* Whether t[from..end), after a list's opening bracket the reply ends inside, is two words or more, each one
+** word, parted by commas ("[red, blue", "[red, blue,"): a list of bare words cut off, as "[1, 2" is; prose's
+** open bracket holds words with spaces between them ("[see below", "[red, blue are the colors"). */
+static bool word_items(const char *t, size_t from, size_t end)
+{
+    size_t commas = 0, len = 0; /* the commas, the bytes of the item so far */
+    for (size_t k = from; k < end; k++) {
+        unsigned char c = (unsigned char)t[k];
+        if (c == ',') {
+            if (!len) return false;
+            commas++, len = 0;
+            k = skip_spaces(t, k + 1, end) - 1;
+        } else if ((unsigned)((c | 0x20) - 'a') < 26u || (unsigned)(c - '0') < 10u || coax_byte_in("-_", (char)c) ||
+                   c >= 0x80) {
+            len++;
+        } else {
+            return false;
+        }
+    }
+    return commas > 0;
+}
+
 /* Moves the prose spans found so far to 'out'; an open span becomes a
 ** truncated candidate when it looks like JSON (an object, or an array of
 ** containers or strings), replacing the spans inside it. */
@@ -157,7 +179,7 @@ static bool prose_flush(prose *pr, const char *t, size_t end, rspans *out)
         size_t at = pr->open[0];
         size_t next = skip_spaces(t, at + 1, end);
         bool jsonish = t[at] == '{' || (next < end && (t[next] == '{' || t[next] == '[' || t[next] == '"')) ||
-                       scalar_items(t, next, end);
+                       scalar_items(t, next, end) || word_items(t, next, end);
         if (jsonish) ok = prose_truncated(pr, at, end);
     }
     for (size_t i = 0; ok && i < pr->done.n; i++) {
@@ -680,6 +702,8 @@ coax_code repair_scan(const char *t, size_t len, bool lazy, rspans *out, size_t 
             size_t body = nl != SIZE_MAX ? nl + 1 : le;
             size_t close = fence_close(t, body, len, t[i], &fences, &loose_from);
             size_t first = skip_spaces(t, body, close);
+            size_t marker = first < close ? repair_field_marker_at(t + first, t + close) : 0;
+            if (marker) body = first = skip_spaces(t, first + marker, close); /* DSPy's field heading: the value next */
             /* Other languages count when the block holds a literal. */
             /* A fence with nothing after it but spaces is no block, nor one with no language never
             ** closed before prose: a closing fence whose opener the reply lacks ({...}⏎```, then
