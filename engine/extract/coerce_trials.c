@@ -801,8 +801,7 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
     }
     /* every member dropped ({"edad": 37} for "age"), one fitting an absent property: the answer under other names */
     for (size_t i = 0; fits && i < d.np; i++) fits = taken[i] ? 0 : fits;
-    if (fits) return;
-    add_edits(ts, edits, n);
+    if (!fits) add_edits(ts, edits, n);
 }
 
 /* A large "enum" for loose matching: its strings (and the words of its
