@@ -135,7 +135,7 @@ coax_code lp_fast_stretch(lp *ps)
     const char *p = ps->p, *e = ps->e, *after;
     const char *comma = ps->comma;
     lopen *top = &ps->opens[ps->nopens - 1];
-    coax_value v;
+    coax_value v, *slot;
     coax_code rc;
     char c;
     int st = ps->st;
@@ -232,14 +232,17 @@ member_value: /* after a key's ':' */
     p = plain_spaces(p, e);
 member_value_at: /* p past the spaces */
     c = *p;
+    /* The value is read into its member's slot, not through 'v' (two
+    ** stores and a load more a value): where the loop stops before the
+    ** value is taken, 'stop' puts the slot back to null. */
+    slot = (coax_value *)kt - 1;
     if (__builtin_expect(c == '"', 1) || c == '\'') { /* most values: ahead of the other tests */
-        if (__builtin_expect(!(after = lp_plain_string(ps, p, e, SIZE_MAX, CTX_OBJVAL, &v)), 0) &&
-            !(after = lp_control_string(ps, p, e, CTX_OBJVAL, &v)))
+        if (__builtin_expect(!(after = lp_plain_string(ps, p, e, SIZE_MAX, CTX_OBJVAL, slot)), 0) &&
+            !(after = lp_control_string(ps, p, e, CTX_OBJVAL, slot)))
             goto stop;
         /* mostly a comma at once: no block string, no '+', the next key */
         if (__builtin_expect(*after == ',', 1)) {
-            flag_value(ps, &v);
-            coax_copy_value((coax_value *)kt - 1, &v);
+            flag_value(ps, slot);
             comma = after;
             p = after + 1;
             goto key;
@@ -249,7 +252,7 @@ member_value_at: /* p past the spaces */
         ** string). "a" + "b": parse_one joins them; a look past spaces
         ** for the '+'. */
         const char *r = plain_spaces(after, e);
-        if ((!v.len && *after == c) || lp_string_goes_on(r, e)) {
+        if ((!slot->len && *after == c) || lp_string_goes_on(r, e)) {
             /* its single_quotes entry, the last one unless the log ran
             ** out of memory (then nothing was added): parse_one reads
             ** the string again. Not the log's length kept from before,
@@ -257,8 +260,7 @@ member_value_at: /* p past the spaces */
             if (c == '\'' && !ps->log->oom) ps->log->n--;
             goto stop;
         }
-        flag_value(ps, &v);
-        coax_copy_value((coax_value *)kt - 1, &v);
+        flag_value(ps, slot);
         comma = NULL;
         st = ST_AFTER;
         p = r; /* past its spaces already: plain_spaces would not move */
@@ -266,15 +268,18 @@ member_value_at: /* p past the spaces */
     }
     if (c == '{' || c == '[') goto open;
     if (c == 't' || c == 'f' || c == 'n' || c == 'T' || c == 'F' || c == 'N') {
-        if (!(after = lp_literal(ps, p, e, &v))) goto stop;
+        if (!(after = lp_literal(ps, p, e, slot))) goto stop;
     } else {
         if (!is_digit(c) && c != '-') goto stop; /* a ']' or '}' here is parse_one's too */
-        if (!(after = lp_json_number_at(ps, p, e, CTX_OBJVAL, &v))) goto stop;
+        if (!(after = lp_json_number_at(ps, p, e, CTX_OBJVAL, slot))) goto stop;
     }
     p = after;
+    goto member_put;
 member_have: /* v read, p just past it: the value of the object's last member */
-    flag_value(ps, &v);
-    coax_copy_value((coax_value *)kt - 1, &v);
+    slot = (coax_value *)kt - 1;
+    coax_copy_value(slot, &v);
+member_put: /* the value in its member's slot */
+    flag_value(ps, slot);
     comma = NULL;
     st = ST_AFTER;
 member_after:

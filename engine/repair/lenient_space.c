@@ -71,10 +71,36 @@ static bool letters_are(const char *p, const char *w, size_t n)
     return true;
 }
 
+#define W(s) COAX_WORD(s),
+#define WORD_IS(p, n, words) coax_word_in(p, n, words, sizeof words / sizeof *words)
+
+/* A word's bit in a list's filter, from its first and last letters (in any
+** case) and its length: a word whose bit a list lacks is in none of its
+** words, so the comments' looks skip a list's compares for most words (a
+** walk of every list for every word of every comment cost some 280
+** instructions a comment). BIT_OF is word_bit for a list's literal, a
+** constant. */
+#define BIT_OF(s) ((uint64_t)1 << ((((s)[0] | 0x20) + 3 * ((s)[sizeof(s) - 2] | 0x20) + 5 * (sizeof(s) - 1)) & 63)) |
+static inline uint64_t word_bit(const char *p, size_t n) /* n: 1 or more */
+{
+    return (uint64_t)1 << ((((unsigned char)p[0] | 0x20) + 3 * ((unsigned char)p[n - 1] | 0x20) + 5 * n) & 63);
+}
+
+/* The words elision_word knows, for its filter (word_bit): most words of
+** a comment are none of them, and skip its switch, a jump through a table
+** that was mispredicted at nearly every word of the bench's comments. */
+#define ELISIONS(X)                                                                                                    \
+    X("on") X("etc") X("more") X("omit") X("rest") X("snip") X("todo") X("forth") X("elided") X("others")            \
+    X("repeat") X("omitted") X("similar") X("snipped") X("skipped") X("brevity") X("partial") X("excerpt")           \
+    X("abridged") X("continue") X("truncated") X("remaining") X("shortened") X("continues") X("continued")           \
+    X("abbreviated") X("placeholder")
+
 /* Whether the word p[0..len) says something was left out; after_so: the
 ** word before it was "so". */
 static bool elision_word(const char *p, size_t len, bool after_so)
 {
+    static const uint64_t elision_bits = ELISIONS(BIT_OF) 0;
+    if (!(word_bit(p, len) & elision_bits)) return false;
     switch (len) {
     case 2: return after_so && letters_are(p, "on", 2);
     case 3: return letters_are(p, "etc", 3);
@@ -187,21 +213,6 @@ static bool comment_elides(const char *s, const char *t, const char *e)
     return false;
 }
 #endif
-
-#define W(s) COAX_WORD(s),
-#define WORD_IS(p, n, words) coax_word_in(p, n, words, sizeof words / sizeof *words)
-
-/* A word's bit in a list's filter, from its first and last letters (in any
-** case) and its length: a word whose bit a list lacks is in none of its
-** words, so the comments' looks skip a list's compares for most words (a
-** walk of every list for every word of every comment cost some 280
-** instructions a comment). BIT_OF is word_bit for a list's literal, a
-** constant. */
-#define BIT_OF(s) ((uint64_t)1 << ((((s)[0] | 0x20) + 3 * ((s)[sizeof(s) - 2] | 0x20) + 5 * (sizeof(s) - 1)) & 63)) |
-static inline uint64_t word_bit(const char *p, size_t n) /* n: 1 or more */
-{
-    return (uint64_t)1 << ((((unsigned char)p[0] | 0x20) + 3 * ((unsigned char)p[n - 1] | 0x20) + 5 * n) & 63);
-}
 
 /* Whether the value a comment follows says none (none_before) or the
 ** comment holds a condition (conditional), which keeps some of its words
@@ -390,6 +401,10 @@ static bool comment_labels(const char *s, const char *stop)
 static bool comment_disowns(const lp *ps, const char *at, const char *end)
 {
     const char *t = at;
+    /* ASCII blanks first, a compare each (coax_blank_before's steps, which
+    ** ask for the Unicode ones too, cost some fifteen instructions a byte of
+    ** a comment's indentation) */
+    while (t > ps->b && (t[-1] == ' ' || t[-1] == '\t')) t--;
     /* after the whole value (nothing open), a comment on a line of its own
     ** can be about that value only */
     for (size_t k;
@@ -452,6 +467,7 @@ static bool comment_disowns(const lp *ps, const char *at, const char *end)
 static bool comment_before_offers(const lp *ps, const char *at, const char *end)
 {
     const char *c = at, *e = ps->e;
+    while (c > ps->b && ws_tab[(unsigned char)c[-1]]) c--; /* the ASCII ones first, as comment_disowns */
     for (size_t k; c > ps->b && ((k = coax_blank_before(ps->b, c)) || ws_tab[(unsigned char)c[-1]]);) c -= k ? k : 1;
     if (c == ps->b || c[-1] != ':' || !ps->nopens || !ps->opens[ps->nopens - 1].object) return false;
     const char *v = lp_space_end(end, e);
@@ -479,7 +495,6 @@ static bool comment_before_offers(const lp *ps, const char *at, const char *end)
 ** is ["a"] under a label, not [[["a"]]]; "// see [1]" closes nothing). */
 static __attribute__((noinline)) void mark_commented_closers(lp *ps, const char *at, const char *end)
 {
-    if (!memchr(at, ']', (size_t)(end - at)) && !memchr(at, '}', (size_t)(end - at))) return;
     size_t depth[2] = {0, 0}; /* arrays', objects' opened in the comment */
     bool stray[2] = {false, false};
     for (const char *c = at; c < end; c++) {
@@ -500,6 +515,26 @@ static __attribute__((noinline)) void mark_commented_closers(lp *ps, const char 
     }
 }
 
+/* Whether s..t (a comment, in the bytes parsed) holds a closing bracket:
+** mostly none, the look mark_commented_closers needs before its walk.
+** Sixteen bytes a step, inline: two calls of memchr cost a comment some
+** eighty instructions. A step may read past t: the text's NUL and zero
+** bytes after e (lenient.h) are there. */
+static inline bool holds_closer(const char *s, const char *t)
+{
+#if BYTES16
+    for (; s < t; s += 16) {
+        __m128i w = bytes16_load(s);
+        unsigned m = bytes16_eq(w, ']') | bytes16_eq(w, '}');
+        if (t - s < 16) m &= (1u << (t - s)) - 1;
+        if (m) return true;
+    }
+    return false;
+#else
+    return memchr(s, ']', (size_t)(t - s)) || memchr(s, '}', (size_t)(t - s));
+#endif
+}
+
 static void note_comment(lp *ps, const char *at, const char *end, bool closed)
 {
     /* a block comment the reply ends inside, a value open around it: the
@@ -513,7 +548,7 @@ static void note_comment(lp *ps, const char *at, const char *end, bool closed)
     bool last = ps->nopens && (rest == ps->e || lp_fence_ends_value(ps, rest));
     bool swallowed = last && memchr(at, ps->opens[ps->nopens - 1].object ? '}' : ']', (size_t)(end - at));
     /* values after it in what it may have closed (with nothing after it, swallowed says all) */
-    if (ps->nopens && !last) mark_commented_closers(ps, at, end);
+    if (ps->nopens && !last && holds_closer(at, end)) mark_commented_closers(ps, at, end);
     /* each look only when the one before said no: all are questions, nothing else */
     bool invented = cut || swallowed || (ps->nopens && comment_elides(at, end, ps->e)) ||
                     comment_disowns(ps, at, end) || comment_before_offers(ps, at, end);
