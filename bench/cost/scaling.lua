@@ -1,8 +1,8 @@
 --- Cost round 25's scaling harness: each family builds an input of size n and runs one entry point on
 -- it; the CPU time (the least of three runs) is taken at n, 2n, 4n and 8n and the ratios of neighbours
 -- printed. A ratio past 2.3 is a lead, confirmed by callgrind's instruction count:
---   COAX_BUILD=build lua5.4 bench/cost25_scaling.lua [FILTER]          -- CPU times, every family
---   valgrind --tool=callgrind --callgrind-out-file=/dev/null lua5.4 bench/cost25_scaling.lua FAMILY N
+--   COAX_BUILD=build lua5.4 bench/cost/scaling.lua [FILTER]          -- CPU times, every family
+--   valgrind --tool=callgrind --callgrind-out-file=/dev/null lua5.4 bench/cost/scaling.lua FAMILY N
 --     (one run at size N; the instructions of a run at n subtracted from those at 2n ... give the work)
 local build = os.getenv("COAX_BUILD") or "build"
 package.cpath = build .. "/?.so;" .. package.cpath
