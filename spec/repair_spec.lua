@@ -831,6 +831,30 @@ describe("coax.repair's reading (guess = true)", function()
       end
     end)
 
+    -- the look steps 64 bytes at a time (its last step overlapping the one before), and a text under 65
+    -- bytes is looked at in one step, padded with NULs: every place of texts from 8 to 160 bytes
+    it("sees a lone \\r or a Unicode blank at every place of a short text, and of each 64-byte step", function()
+      for n = 8, 160 do
+        for k = 0, math.min(n - 8, 70) do -- the CR or the blank, then k bytes
+          local head = "{a: [1," .. string.rep(" ", n - 8 - k)
+          local cr = head .. "\r" .. string.rep("2", k)
+          assert.are.equal(n, #cr)
+          local log = check_places(cr)
+          assert.are.same({ "closed_bracket", n, 2, k + 1 }, { log[#log].kind, log[#log].offset, log[#log].line,
+            log[#log].column }, cr)
+          if n - 8 - k >= 1 then
+            local nb = head:sub(1, -2) .. "\194\160" .. string.rep("2", k)
+            local _, nb_log = coax.repair(nb, GUESS)
+            local blanks = {}
+            for _, e in ipairs(nb_log) do
+              if e.kind == "unicode_whitespace" then blanks[#blanks + 1] = e.offset end
+            end
+            assert.are.same({ n - k - 2 }, blanks, nb)
+          end
+        end
+      end
+    end)
+
     it("places the fixes of short texts and of fixes at the text's end, at every length", function()
       check_places("{a: 1,}")
       check_places("[\r'\u{E9}',\r\n]")
