@@ -413,6 +413,35 @@ coax_code lp_handle_close(lp *ps, char c, coax_value *v)
 }
 
 
+/* Whether the text from a and the text from b, spaces aside, are one the beginning of the other up to where
+** the first ends (ae or be), holding a comma or a closer in that part: one item, member or value closed at least. */
+static bool one_begins_other(const char *a, const char *ae, const char *b, const char *be)
+{
+    bool comma = false;
+    for (;;) {
+        while (a < ae && ws_tab[(unsigned char)*a]) a++;
+        while (b < be && ws_tab[(unsigned char)*b]) b++;
+        if (a >= ae || b >= be) return comma;
+        if (*a != *b) return false;
+        comma |= *a == ',' || *a == '}' || *a == ']';
+        a++, b++;
+    }
+}
+
+/* Whether a container left open at the end starts over one further out, also left open: its text to the end
+** and all written from the outer one's opener up to it begin alike ([{"a": 1}, {"a": 2}⏎⏎[{"a": 1}, {"a": 2}
+** is the reply written again, both copies cut, or a list holding itself?). Each looks LP_RESTART_LEVELS
+** outward at most, so a byte is read LP_RESTART_LEVELS squared times at most. */
+static bool open_restarts_open(const lp *ps, const char *end)
+{
+    for (size_t j = 1; j < ps->nopens; j++) {
+        const char *inner = ps->opens[j].at;
+        for (size_t i = j > LP_RESTART_LEVELS ? j - LP_RESTART_LEVELS : 0; i < j; i++)
+            if (*ps->opens[i].at == *inner && one_begins_other(ps->opens[i].at, inner, inner, end)) return true;
+    }
+    return false;
+}
+
 /* How many containers of stack[0..depth), innermost first, the closers from q on (spaces between them) close
 ** inside the string ending at 'quote'; '*ends' says whether the string ends right after them. */
 static size_t closer_run(const char *q, const char *quote, const char *stack, size_t depth, bool *ends)
@@ -446,8 +475,9 @@ static bool shifted_closes(const lp *ps, const char *stack, size_t depth, size_t
 ** So is a string the reply ends on whose text ends with closers of the innermost ones: ["math", "poetry]" is
 ** "poetry]" with the list's ']' lost, or its quote and ']' exchanged, the ones further out lost either way;
 ** and one whose closers, moved out of it, leave the closers after it closing all that is left open.
-** A string whose closer an opener in it matches ("f() { return 1; }") holds no such run. Or whether the last value
-** of the innermost container starts one further out over (restarts_outer): one pass over the text for both. */
+** A string whose closer an opener in it matches ("f() { return 1; }") holds no such run. Or whether the last
+** value of the innermost container starts one further out over (restarts_outer): one pass over the text for
+** both. Or whether a container left open starts over an outer one (open_restarts_open). */
 bool lp_open_two_ways(const lp *ps, const char *end)
 {
     char stack[LP_RUN_DEPTH];
@@ -455,7 +485,7 @@ bool lp_open_two_ways(const lp *ps, const char *end)
     size_t depth = 0;
     for (const char *p = ps->opens[0].at; p < end; p++) {
         if (*p == '{' || *p == '[') {
-            if (depth == LP_RUN_DEPTH) return false;
+            if (depth == LP_RUN_DEPTH) return open_restarts_open(ps, end);
             at[depth] = p;
             stack[depth++] = *p;
         } else if (*p == '}' || *p == ']') {
@@ -483,5 +513,5 @@ bool lp_open_two_ways(const lp *ps, const char *end)
             if (n && (n == depth || (ends && (after >= end || shifted_closes(ps, stack, depth, n))))) return true;
         }
     }
-    return depth == ps->nopens && restarts_outer(ps, last, last_end, end);
+    return (depth == ps->nopens && restarts_outer(ps, last, last_end, end)) || open_restarts_open(ps, end);
 }
