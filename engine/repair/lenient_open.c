@@ -431,12 +431,33 @@ static size_t closer_run(const char *q, const char *quote, const char *stack, si
 ** the containers left open at the end, innermost first: the closers after the string, a level further out once
 ** those are the string's closers moved out of it, then close them all ({"c": {"d": "e}"}, "f": 1} is "e}" and
 ** the outer brace lost, or "e"} with the quote and brace exchanged, whole). */
-static bool shifted_closes(const lp *ps, const char *stack, size_t depth, size_t n)
+static bool shifted_closes(const lp *ps, const char *stack, size_t depth, size_t n, const char *after,
+                           const char *end)
 {
     if (n != ps->nopens) return false;
+    /* exchanged, the closers right after the string close what is left open; members after them would be left
+    ** after a whole document ({"c": {"d": "e}"}, "f": 1): the brace lost at the end reads alone */
+    size_t closers = 0;
+    for (; after < end && (ws_tab[(unsigned char)*after] || *after == '}' || *after == ']'); after++)
+        closers += !ws_tab[(unsigned char)*after];
+    if (closers >= depth - n && after < end) return false;
     for (size_t i = 0; i < n; i++)
         if ((stack[depth - 1 - i] == '{') != ps->opens[ps->nopens - 1 - i].object) return false;
     return true;
+}
+
+/* Whether what follows a string at 'after' (past spaces) goes on a container further out, an object's ('object')
+** or a list's: a comma, then a key and its colon in an object ({"tags": ["math", "poetry]", "art": the
+** exchanged reading makes "art" a key with no value). */
+static bool fits_further_out(const char *after, const char *end, bool object)
+{
+    if (after >= end || *after != ',') return false;
+    if (!object) return true;
+    for (after++; after < end && ws_tab[(unsigned char)*after];) after++;
+    if (after >= end || *after != '"') return false;
+    for (after++; after < end && *after != '"'; after++) after += *after == '\\';
+    for (after++; after < end && ws_tab[(unsigned char)*after];) after++;
+    return after < end && *after == ':';
 }
 
 /* Whether a double-quoted string between the outermost container left open at the end and 'end' holds, after
@@ -480,8 +501,35 @@ bool lp_open_two_ways(const lp *ps, const char *end)
             size_t n = run && depth && p < end ? closer_run(run, p, stack, depth, &ends) : 0;
             const char *after = p + 1;
             while (after < end && ws_tab[(unsigned char)*after]) after++;
-            if (n && (n == depth || (ends && (after >= end || shifted_closes(ps, stack, depth, n))))) return true;
+            if (n && (n == depth || (ends && (after >= end || shifted_closes(ps, stack, depth, n, after, end)))))
+                return true;
+            /* {"u": {"e": "a@b.c}", "on": true: in the object left open, or the quote and brace exchanged and
+            ** "on" the outer one's; either way brackets are cut at the end */
+            if (n && n < depth && ends && depth == ps->nopens && at[depth - 1] == ps->opens[depth - 1].at &&
+                fits_further_out(after, end, stack[depth - n - 1] == '{'))
+                return true;
         }
     }
     return depth == ps->nopens && restarts_outer(ps, last, last_end, end);
+}
+
+
+/* The bytes lp_line_item reads of a list's first line: a longer one is not noted (its cost bounded). */
+#define LP_LINE_LOOK 4096
+
+void lp_line_item(lp *ps, const lopen *top, const char *p)
+{
+    if (ps->line_looked == top->at) return;
+    const char *c = p; /* the end of the item before */
+    while (c > top->at && ws_tab[(unsigned char)c[-1]]) c--;
+    if (!memchr(c, '\n', (size_t)(p - c))) return;
+    ps->line_looked = top->at;
+    if (c - top->at <= LP_LINE_LOOK && !memchr(top->at, '\n', (size_t)(c - top->at))) ps->line_item = top->at;
+}
+
+bool lp_open_line_item(const lp *ps)
+{
+    for (size_t k = 0; ps->line_item && k < ps->nopens; k++)
+        if (ps->opens[k].at == ps->line_item) return true;
+    return false;
 }
