@@ -546,7 +546,7 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
         bool got;
         ps.truncated = false;
         ps.inv_any = ps.bracket_fixed = ps.closer_dedented = ps.at_limit = false;
-        ps.line_item = ps.line_looked = NULL;
+        ps.line_item = ps.line_looked = ps.pair_list = NULL;
         ps.closers_now = ps.closers; /* the closers waiting are those of the values before */
         if ((rc = parse_one(&ps, &v, &got))) break;
         if (got && repair_closed_early(ps.p, ps.e)) { /* {"a": {"b": 1}}, "c": 2} */

@@ -397,7 +397,8 @@ coax_code lp_handle_close(lp *ps, char c, coax_value *v)
             ** level has one reading; several leave open where each ended. */
             coax_class cls = class_if(ps->nopens - k > 1 || (empty && !ps->opens[k - 1].object) ||
                                       lp_open_stray(ps, at) ||
-                                      lp_string_ends_with(ps, at, ps->opens[ps->nopens - 1].object ? '}' : ']'));
+                                      lp_string_ends_with(ps, at, ps->opens[ps->nopens - 1].object ? '}' : ']') ||
+                                      lp_pair_closed(ps));
             while (ps->nopens > k) {
                 note_as(ps, RK_MISSING_BRACKET, cls, at);
                 coax_value inner;
@@ -519,6 +520,8 @@ bool lp_open_two_ways(const lp *ps, const char *end)
 
 void lp_line_item(lp *ps, const lopen *top, const char *p)
 {
+    if (ps->kid_top > ps->kids + top->base && last_kid_value(ps)->type == COAX_STRING)
+        ps->pair_list = top->at, ps->pair_kids = ps->kid_top;
     if (ps->line_looked == top->at) return;
     const char *c = p; /* the end of the item before */
     while (c > top->at && ws_tab[(unsigned char)c[-1]]) c--;
@@ -532,4 +535,10 @@ bool lp_open_line_item(const lp *ps)
     for (size_t k = 0; ps->line_item && k < ps->nopens; k++)
         if (ps->opens[k].at == ps->line_item) return true;
     return false;
+}
+
+bool lp_pair_closed(const lp *ps)
+{
+    const lopen *o = &ps->opens[ps->nopens - 1];
+    return !o->object && ps->pair_list == o->at && ps->kid_top == ps->pair_kids + sizeof(coax_value);
 }
