@@ -416,7 +416,8 @@ coax_code lp_handle_close(lp *ps, char c, coax_value *v)
 
 /* How many containers of stack[0..depth), innermost first, the closers from q on (spaces between them) close
 ** inside the string ending at 'quote'; '*ends' says whether the string ends right after them. */
-static size_t closer_run(const char *q, const char *quote, const char *stack, size_t depth, bool *ends)
+static size_t closer_run(const char *q, const char *quote, const char *stack, size_t depth, bool *ends,
+                         const char **next)
 {
     size_t n = 0;
     for (; n < depth; n++, q++) {
@@ -425,6 +426,7 @@ static size_t closer_run(const char *q, const char *quote, const char *stack, si
     }
     while (q < quote && ws_tab[(unsigned char)*q]) q++;
     *ends = q >= quote;
+    *next = q;
     return n;
 }
 
@@ -459,6 +461,17 @@ static bool fits_further_out(const char *after, const char *end, bool object)
     for (after++; after < end && *after != '"'; after++) after += *after == '\\';
     for (after++; after < end && ws_tab[(unsigned char)*after];) after++;
     return after < end && *after == ':';
+}
+
+/* Whether a key holding the closers of the n innermost of stack[0..depth) (openers at[]) then a comma ("qty: 1}],
+** total": 3}) reads as two quotes lost as well: moved out of it, its closers and the ones written after it close
+** all that is left open at the end (the same n, their kinds alike), as written those after it close fewer. */
+static bool key_holds_ends(const lp *ps, const char *stack, const char *const *at, size_t depth, size_t n)
+{
+    if (n != ps->nopens || n >= depth || at[n - 1] != ps->opens[n - 1].at) return false;
+    for (size_t i = 0; i < depth - n; i++)
+        if (stack[depth - 1 - i] != stack[depth - n - 1 - i]) return false;
+    return true;
 }
 
 /* Whether a double-quoted string between the outermost container left open at the end and 'end' holds, after
@@ -499,7 +512,8 @@ bool lp_open_two_ways(const lp *ps, const char *end)
                 }
             }
             bool ends;
-            size_t n = run && depth && p < end ? closer_run(run, p, stack, depth, &ends) : 0;
+            const char *next = NULL; /* the string's text after its closers */
+            size_t n = run && depth && p < end ? closer_run(run, p, stack, depth, &ends, &next) : 0;
             const char *after = p + 1;
             while (after < end && ws_tab[(unsigned char)*after]) after++;
             if (n && (n == depth || (ends && (after >= end || shifted_closes(ps, stack, depth, n, after, end)))))
@@ -508,6 +522,8 @@ bool lp_open_two_ways(const lp *ps, const char *end)
             ** "on" the outer one's; either way brackets are cut at the end */
             if (n && n < depth && ends && depth == ps->nopens && at[depth - 1] == ps->opens[depth - 1].at &&
                 fits_further_out(after, end, stack[depth - n - 1] == '{'))
+                return true;
+            if (n && !ends && *next == ',' && after < end && *after == ':' && key_holds_ends(ps, stack, at, depth, n))
                 return true;
         }
     }
