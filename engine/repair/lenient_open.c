@@ -391,7 +391,10 @@ coax_code lp_handle_close(lp *ps, char c, coax_value *v)
         ** as its opener says, as the peers read it) */
         bool empty = ps->kid_top == ps->kids + ps->opens[ps->nopens - 1].base;
         if (k == 0 || object_goes_on) {
-            note_as(ps, RK_MISMATCHED_BRACKET, class_if(k == 0 && closers_left_over(ps, r)), at);
+            /* {"label": "m}"]: "m}" with ']' typed for '}', or "m"} whole, its quote and brace exchanged, and a
+            ** stray ']' */
+            bool exchanged = k == 0 && lp_string_ends_with(ps, at, ps->opens[ps->nopens - 1].object ? '}' : ']');
+            note_as(ps, RK_MISMATCHED_BRACKET, class_if(k == 0 && (closers_left_over(ps, r) || exchanged)), at);
         } else {
             /* opens[k-1] matches: close everything inside it first. One
             ** level has one reading; several leave open where each ended. */
