@@ -355,6 +355,20 @@ static coax_code wrapped_items_error(coerce_ctx *c, const coax_candidate *cand, 
                                   "is another reading; send the lists as you mean them";
         return list_error(c, s, coax_arena_strdup(c->arena, p, sequence ? strlen(p) : plen), sequence ? seq : msg);
     }
+    /* Two items side by side each wrapped ([["a", "b"], "c", "d"]): one list of both, its brackets lost, is as
+    ** much the reading. */
+    for (size_t i = 0; cand->source != COAX_SOURCE_SEQUENCE && i < c->n; i++) {
+        size_t plen, klen;
+        if (!wrapped_item(&c->log[i], &plen)) continue;
+        const char *p = c->log[i].pointer;
+        unsigned long idx = strtoul(p + plen + 1, NULL, 10);
+        for (size_t k = 0; k < c->n; k++)
+            if (wrapped_item(&c->log[k], &klen) && klen == plen && !memcmp(c->log[k].pointer, p, plen) &&
+                strtoul(c->log[k].pointer + klen + 1, NULL, 10) == idx + 1)
+                return list_error(c, s, coax_arena_strdup(c->arena, p, plen),
+                                  "items side by side, each put in a list of its own: one list of both, its brackets "
+                                  "lost, is another reading; send the lists as you mean them");
+    }
     const char *at, *why;
     coax_code rc = coerce_unwrapped_items_place(c, s->value, cand, &at, &why);
     return rc || !at ? rc : list_error(c, s, at, why);

@@ -119,6 +119,26 @@ const char *repair_comma_at_end(const char *p, const char *e)
     return NULL;
 }
 
+const char repair_opener_exchanged_detail[] =
+    "a string opening the first value begins with a bracket it never closes: its quote and the bracket exchanged "
+    "([\"[a\", \"b\"], [\"c\"]] for [[\"a\", \"b\"], [\"c\"]])? the values as a list are a guess";
+
+bool repair_opener_exchanged(const char *text, const rvalues *vals)
+{
+    const char *p = text + vals->v[0].start, *e = text + vals->v[0].end;
+    if (p >= e || *p != '[') return false;
+    for (p++; p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r');) p++;
+    if (e - p < 2 || *p != '"' || (p[1] != '[' && p[1] != '{')) return false;
+    char open = p[1], close = open == '[' ? ']' : '}';
+    unsigned depth = 0;
+    for (p++; p < e && *p != '"'; p++) {
+        if (*p == '\\') p++;
+        else if (*p == open) depth++;
+        else if (*p == close && depth && --depth == 0) return false;
+    }
+    return true;
+}
+
 const char repair_repeated_detail[] =
     "the same value written again: one answer repeated, or a list of equal items? which is a guess";
 

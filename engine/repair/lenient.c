@@ -174,7 +174,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                                       lp_closer_commented(ps) || lp_closer_dedented(ps) || lp_open_layout(ps) ||
                                       lp_open_restarts(ps) || lp_open_key_style(ps) ||
                                       (ps->nopens == 1 && lp_open_stray(ps, p)) || lp_open_doubled(ps) ||
-                                      lp_open_two_ways(ps, p));
+                                      lp_open_two_ways(ps, p) || lp_open_line_item(ps));
             while (ps->nopens) {
                 if ((rc = lp_close_top(ps, &v, true))) return rc;
                 note_as(ps, RK_CLOSED_BRACKET, cls, p);
@@ -292,6 +292,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                 continue;
             }
             note_as(ps, RK_MISSING_COMMA, class_if(!lp_missing_comma_clear(ps, top, p)), p);
+            if (!top->object) lp_line_item(ps, top, p);
             ps->st = top->object ? ST_KEY : ST_VALUE;
             ps->comma = NULL;
             continue;
@@ -565,6 +566,7 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
         bool got;
         ps.truncated = false;
         ps.inv_any = ps.bracket_fixed = ps.closer_dedented = ps.at_limit = false;
+        ps.line_item = ps.line_looked = ps.pair_list = NULL;
         ps.closers_now = ps.closers; /* the closers waiting are those of the values before */
         if ((rc = parse_one(&ps, &v, &got))) break;
         if (got && repair_closed_early(ps.p, ps.e)) { /* {"a": {"b": 1}}, "c": 2} */

@@ -99,6 +99,10 @@ typedef struct lp {
     bool inner_quote;  /* the string being decoded kept an unescaped quote */
     bool kept_escape;  /* the string being decoded kept a backslash before a letter or digit (\p, \d) */
     const char *quoted_end; /* the end of the last string that kept one */
+    const char *line_item;  /* the opener of a one-line list an item on a new line, no comma, went on (lp_line_item) */
+    const char *line_looked; /* the opener of the list lp_line_item looked at last: one look a list */
+    const char *pair_list;   /* the opener of a list where a comma was lost after a string (lp_line_item) */
+    char *pair_kids;         /* kid_top then: the item after it is the list's last while kid_top is one past */
     char *pool;             /* lp_carve's piece of the arena, what is left of it, the next piece's size */
     size_t pool_left, next_piece;
     /* Last (not cleared when the state is set up): repair_fenced_string's
@@ -280,6 +284,15 @@ bool lp_open_doubled(const lp *ps);
 ** text, the closers of every one open around it ({"a": ["x", "y] } (none) {", "z"): its quote may have been lost
 ** before them; or the last value starts a container further out over ({"a": [1, {"a": [1, 2]}). */
 bool lp_open_two_ways(const lp *ps, const char *end);
+/* Notes an item at p after a comma missing in the list top: on a new line when all of the list before it is on
+** its opener's line ([{"id": 1}, {"id": 2}<LF>{"a": 1}: a third item, or the next document after the list's
+** bracket lost?); after a string (lp_pair_closed). */
+void lp_line_item(lp *ps, const lopen *top, const char *p);
+/* Whether a list so noted is left open at the end: its closing is a guess. */
+bool lp_open_line_item(const lp *ps);
+/* Whether the innermost list, closed by a brace, ends in a string and a value with the comma between them lost:
+** {"choices": ["3", "4", "answer" "4"} may be its bracket lost before a key that lost its colon. */
+bool lp_pair_closed(const lp *ps);
 
 /* Whether a container left open at the end had its closer in a comment
 ** inside it (lenient_space.c marks them). */

@@ -378,6 +378,7 @@ item_after_spaces:
     if (c == '"' || c == '\'' || is_ident((unsigned char)c)) { /* an item after a missing comma: parse_one's way */
         ps->kid_top = kt;
         note_as(ps, RK_MISSING_COMMA, class_if(!lp_missing_comma_clear(ps, top, p)), p);
+        lp_line_item(ps, top, p);
         comma = NULL;
         goto item;
     }

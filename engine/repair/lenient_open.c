@@ -391,13 +391,17 @@ coax_code lp_handle_close(lp *ps, char c, coax_value *v)
         ** as its opener says, as the peers read it) */
         bool empty = ps->kid_top == ps->kids + ps->opens[ps->nopens - 1].base;
         if (k == 0 || object_goes_on) {
-            note_as(ps, RK_MISMATCHED_BRACKET, class_if(k == 0 && closers_left_over(ps, r)), at);
+            /* {"label": "m}"]: "m}" with ']' typed for '}', or "m"} whole, its quote and brace exchanged, and a
+            ** stray ']' */
+            bool exchanged = k == 0 && lp_string_ends_with(ps, at, ps->opens[ps->nopens - 1].object ? '}' : ']');
+            note_as(ps, RK_MISMATCHED_BRACKET, class_if(k == 0 && (closers_left_over(ps, r) || exchanged)), at);
         } else {
             /* opens[k-1] matches: close everything inside it first. One
             ** level has one reading; several leave open where each ended. */
             coax_class cls = class_if(ps->nopens - k > 1 || (empty && !ps->opens[k - 1].object) ||
                                       lp_open_stray(ps, at) ||
-                                      lp_string_ends_with(ps, at, ps->opens[ps->nopens - 1].object ? '}' : ']'));
+                                      lp_string_ends_with(ps, at, ps->opens[ps->nopens - 1].object ? '}' : ']') ||
+                                      lp_pair_closed(ps));
             while (ps->nopens > k) {
                 note_as(ps, RK_MISSING_BRACKET, cls, at);
                 coax_value inner;
@@ -444,7 +448,8 @@ static bool open_restarts_open(const lp *ps, const char *end)
 
 /* How many containers of stack[0..depth), innermost first, the closers from q on (spaces between them) close
 ** inside the string ending at 'quote'; '*ends' says whether the string ends right after them. */
-static size_t closer_run(const char *q, const char *quote, const char *stack, size_t depth, bool *ends)
+static size_t closer_run(const char *q, const char *quote, const char *stack, size_t depth, bool *ends,
+                         const char **next)
 {
     size_t n = 0;
     for (; n < depth; n++, q++) {
@@ -453,6 +458,7 @@ static size_t closer_run(const char *q, const char *quote, const char *stack, si
     }
     while (q < quote && ws_tab[(unsigned char)*q]) q++;
     *ends = q >= quote;
+    *next = q;
     return n;
 }
 
@@ -460,11 +466,43 @@ static size_t closer_run(const char *q, const char *quote, const char *stack, si
 ** the containers left open at the end, innermost first: the closers after the string, a level further out once
 ** those are the string's closers moved out of it, then close them all ({"c": {"d": "e}"}, "f": 1} is "e}" and
 ** the outer brace lost, or "e"} with the quote and brace exchanged, whole). */
-static bool shifted_closes(const lp *ps, const char *stack, size_t depth, size_t n)
+static bool shifted_closes(const lp *ps, const char *stack, size_t depth, size_t n, const char *after,
+                           const char *end)
 {
     if (n != ps->nopens) return false;
+    /* exchanged, the closers right after the string close what is left open; members after them would be left
+    ** after a whole document ({"c": {"d": "e}"}, "f": 1): the brace lost at the end reads alone */
+    size_t closers = 0;
+    for (; after < end && (ws_tab[(unsigned char)*after] || *after == '}' || *after == ']'); after++)
+        closers += !ws_tab[(unsigned char)*after];
+    if (closers >= depth - n && after < end) return false;
     for (size_t i = 0; i < n; i++)
         if ((stack[depth - 1 - i] == '{') != ps->opens[ps->nopens - 1 - i].object) return false;
+    return true;
+}
+
+/* Whether what follows a string at 'after' (past spaces) goes on a container further out, an object's ('object')
+** or a list's: a comma, then a key and its colon in an object ({"tags": ["math", "poetry]", "art": the
+** exchanged reading makes "art" a key with no value). */
+static bool fits_further_out(const char *after, const char *end, bool object)
+{
+    if (after >= end || *after != ',') return false;
+    if (!object) return true;
+    for (after++; after < end && ws_tab[(unsigned char)*after];) after++;
+    if (after >= end || *after != '"') return false;
+    for (after++; after < end && *after != '"'; after++) after += *after == '\\';
+    for (after++; after < end && ws_tab[(unsigned char)*after];) after++;
+    return after < end && *after == ':';
+}
+
+/* Whether a key holding the closers of the n innermost of stack[0..depth) (openers at[]) then a comma ("qty: 1}],
+** total": 3}) reads as two quotes lost as well: moved out of it, its closers and the ones written after it close
+** all that is left open at the end (the same n, their kinds alike), as written those after it close fewer. */
+static bool key_holds_ends(const lp *ps, const char *stack, const char *const *at, size_t depth, size_t n)
+{
+    if (n != ps->nopens || n >= depth || at[n - 1] != ps->opens[n - 1].at) return false;
+    for (size_t i = 0; i < depth - n; i++)
+        if (stack[depth - 1 - i] != stack[depth - n - 1 - i]) return false;
     return true;
 }
 
@@ -507,11 +545,49 @@ bool lp_open_two_ways(const lp *ps, const char *end)
                 }
             }
             bool ends;
-            size_t n = run && depth && p < end ? closer_run(run, p, stack, depth, &ends) : 0;
+            const char *next = NULL; /* the string's text after its closers */
+            size_t n = run && depth && p < end ? closer_run(run, p, stack, depth, &ends, &next) : 0;
             const char *after = p + 1;
             while (after < end && ws_tab[(unsigned char)*after]) after++;
-            if (n && (n == depth || (ends && (after >= end || shifted_closes(ps, stack, depth, n))))) return true;
+            if (n && (n == depth || (ends && (after >= end || shifted_closes(ps, stack, depth, n, after, end)))))
+                return true;
+            /* {"u": {"e": "a@b.c}", "on": true: in the object left open, or the quote and brace exchanged and
+            ** "on" the outer one's; either way brackets are cut at the end */
+            if (n && n < depth && ends && depth == ps->nopens && at[depth - 1] == ps->opens[depth - 1].at &&
+                fits_further_out(after, end, stack[depth - n - 1] == '{'))
+                return true;
+            if (n && !ends && *next == ',' && after < end && *after == ':' && key_holds_ends(ps, stack, at, depth, n))
+                return true;
         }
     }
     return (depth == ps->nopens && restarts_outer(ps, last, last_end, end)) || open_restarts_open(ps, end);
+}
+
+
+/* The bytes lp_line_item reads of a list's first line: a longer one is not noted (its cost bounded). */
+#define LP_LINE_LOOK 4096
+
+void lp_line_item(lp *ps, const lopen *top, const char *p)
+{
+    if (ps->kid_top > ps->kids + top->base && last_kid_value(ps)->type == COAX_STRING)
+        ps->pair_list = top->at, ps->pair_kids = ps->kid_top;
+    if (ps->line_looked == top->at) return;
+    const char *c = p; /* the end of the item before */
+    while (c > top->at && ws_tab[(unsigned char)c[-1]]) c--;
+    if (!memchr(c, '\n', (size_t)(p - c))) return;
+    ps->line_looked = top->at;
+    if (c - top->at <= LP_LINE_LOOK && !memchr(top->at, '\n', (size_t)(c - top->at))) ps->line_item = top->at;
+}
+
+bool lp_open_line_item(const lp *ps)
+{
+    for (size_t k = 0; ps->line_item && k < ps->nopens; k++)
+        if (ps->opens[k].at == ps->line_item) return true;
+    return false;
+}
+
+bool lp_pair_closed(const lp *ps)
+{
+    const lopen *o = &ps->opens[ps->nopens - 1];
+    return !o->object && ps->pair_list == o->at && ps->kid_top == ps->pair_kids + sizeof(coax_value);
 }

@@ -515,10 +515,13 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
     }
     int repeated = wraps && !grouped ? repair_repeated(j->text, &vals, j->alloc) : 0;
     if (repeated < 0) rc = nomem(j), wraps = false, repeated = 0;
+    bool exchanged = wraps && !grouped && !repeated && repair_opener_exchanged(j->text, &vals);
     /* the list is a guess: its log says so (and takes the text ignored after it, as an operand's does) */
     size_t last_to = vals.n ? vals.v[vals.n - 1].log_to : 0;
-    if ((grouped || repeated) && (last_to == j->log.n || (vals.trailing && last_to + 1 == j->log.n))) {
+    if ((grouped || repeated || exchanged) && (last_to == j->log.n || (vals.trailing && last_to + 1 == j->log.n))) {
         if (grouped) rlog_add_class(&j->log, RK_THOUSANDS_SEPARATOR, COAX_CLASS_INVENTED, grouped);
+        else if (exchanged)
+            rlog_append(&j->log, RK_FRAGMENT, repair_opener_exchanged_detail, COAX_CLASS_INVENTED, vals.v[0].start);
         else rlog_append(&j->log, RK_FRAGMENT, repair_repeated_detail, COAX_CLASS_INVENTED, vals.v[1].start);
         vals.v[vals.n - 1].log_to = j->log.n;
         any_invented = true;

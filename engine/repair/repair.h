@@ -382,6 +382,11 @@ const char *repair_comma_at_end(const char *p, const char *end);
 ** of memory: no answer, never "not repeated" (the list read plain). */
 int repair_repeated(const char *text, const rvalues *vals, const coax_allocator *alloc);
 extern const char repair_repeated_detail[];
+/* Whether the first of values read one after another as a list opens with a string whose text begins with an
+** opener it never closes, right after its own bracket (["[a", "b"], ["c", "d"]]): its quote and that opener
+** exchanged ([["a", "b"], ...) make them one list's items, the list's bracket moved into the string. */
+bool repair_opener_exchanged(const char *text, const rvalues *vals);
+extern const char repair_opener_exchanged_detail[];
 
 /* Whether a closer that no bracket opened, among stray[0..n) after value
 ** v, may be one of v's own typed late: {"a": {"b": 1}, "c": 2}} is as well
