@@ -415,10 +415,24 @@ coax_code coax_set_number(coax_arena *arena, coax_value *v, const char *s,
 /* Exact comparison of two JSON number texts: <0, 0 or >0. */
 int coax_number_compare_text(const char *a, size_t alen, const char *b,
                              size_t blen);
-/* The difference of two exponents' digits (a - b; no sign, no leading
-** zeros), read from the top: exact while within 'far' either way (once
-** past it, it only grows), else +-far. */
-long long coax_exponent_diff(const char *a, size_t alen, const char *b, size_t blen, long long far);
+/* A number's power of ten as its exponent gives it, however long: adj + (neg ? -E : E), E the exponent's digits
+** (exp, elen; no sign, no leading zeros), adj what the number's own digits add (below 2^40: the text's length).
+** json/value.c compares numbers by it, schema/num.c divides them. */
+typedef struct coax_power {
+    const char *exp;
+    size_t elen;
+    bool neg;
+    long long adj;
+} coax_power;
+/* Exponents of up to this many digits fit a long long, an adj beside them. */
+#define COAX_EXP_DIGITS 17
+/* Reads the sign and digits of an exponent at s[i..n) (past its 'e') into p (adj is the caller's); returns the
+** index past them, and sets *value to the exponent when it has at most COAX_EXP_DIGITS digits. */
+size_t coax_power_read(const char *s, size_t i, size_t n, coax_power *p, long long *value);
+/* a's power less b's, where one exponent at least has more than COAX_EXP_DIGITS digits: exact while within
+** 'far' (at most 10^15) either way, else +-far. Two signs are that far apart; of one sign, the exponents'
+** difference read from the top once past 'far' only grows, and outweighs the adjs. */
+long long coax_power_diff(const coax_power *a, const coax_power *b, long long far);
 /* Length of the longest JSON number at s[0..n), or 0 if none starts there. */
 size_t coax_number_span(const char *s, size_t n, bool *is_int);
 

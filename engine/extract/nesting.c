@@ -62,7 +62,8 @@ static const char *colour_blanked(coax_arena *arena, const char *text, size_t le
         while (to > from && coax_ascii_space((unsigned char)text[to - 1])) to--;
         if ((n = colour_before(text, to)) && to - n >= from) to -= n, any = true;
     }
-    if (!memchr(text, '\x1B', head) && !memchr(text + to, '\x1B', len - to)) return text;
+    /* nothing around it (no memchr of 0 bytes at a NULL text, coax_extract's "" of length 0) or no code there */
+    if ((head == 0 && to == len) || (!memchr(text, '\x1B', head) && !memchr(text + to, '\x1B', len - to))) return text;
     char *copy = coax_arena_alloc(arena, len + 1);
     if (!copy) return text;
     memcpy(copy, text, len);

@@ -156,18 +156,14 @@ typedef struct decimal {
     long long point;
     const char *text;   /* the number text, to walk digits from */
     size_t first, last; /* range of significant digits in text (incl.) */
-    /* An exponent of more than EXP_DIGITS digits has no long long: point
-    ** is then adj + (exp_neg ? -E : E), E its digits (exp, elen), read by
-    ** point_cmp. Capped, 1e10000021342904901 and 1e10000021342904902 were
-    ** one number and 1e10000021342904901 and 10e10000021342904900 two, so
-    ** uniqueItems passed [1e10000021342904901, 10e10000021342904900]. */
-    bool big, exp_neg;
-    long long adj;
-    const char *exp;
-    size_t elen;
+    /* An exponent of more than COAX_EXP_DIGITS digits has no long long:
+    ** then 'power' is the point, read by point_cmp. Capped,
+    ** 1e10000021342904901 and 1e10000021342904902 were one number and
+    ** 1e10000021342904901 and 10e10000021342904900 two, so uniqueItems
+    ** passed [1e10000021342904901, 10e10000021342904900]. */
+    bool big;
+    coax_power power;
 } decimal;
-
-#define EXP_DIGITS 17
 
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
@@ -202,13 +198,7 @@ static void decimal_of(const char *s, size_t n, decimal *d)
     }
     long long exp = 0;
     if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-        i++;
-        if (i < n && (s[i] == '+' || s[i] == '-')) d->exp_neg = s[i++] == '-';
-        while (i < n && s[i] == '0') i++;
-        d->exp = s + i;
-        for (; i < n && is_digit(s[i]); i++)
-            if (++d->elen <= EXP_DIGITS) exp = exp * 10 + (s[i] - '0');
-        if (d->exp_neg) exp = -exp;
+        i = coax_power_read(s, i + 1, n, &d->power, &exp);
     }
     if (first == SIZE_MAX) {
         d->zero = true;
@@ -217,9 +207,9 @@ static void decimal_of(const char *s, size_t n, decimal *d)
     }
     /* 0.DIGITS * 10^point: the first significant digit is the point-th
     ** digit before the decimal point (or -point zeros after it). */
-    d->adj = first_in_frac ? -frac_zeros : intdigits - int_lead_zeros;
-    d->big = d->elen > EXP_DIGITS;
-    d->point = d->adj + exp;
+    d->power.adj = first_in_frac ? -frac_zeros : intdigits - int_lead_zeros;
+    d->big = d->power.elen > COAX_EXP_DIGITS;
+    d->point = d->power.adj + exp;
     d->first = first;
     d->last = last;
 }
@@ -238,34 +228,39 @@ static int digits_cmp(const decimal *a, const decimal *b)
     }
 }
 
-long long coax_exponent_diff(const char *a, size_t alen, const char *b, size_t blen, long long far)
+size_t coax_power_read(const char *s, size_t i, size_t n, coax_power *p, long long *value)
 {
-    size_t len = alen > blen ? alen : blen;
+    long long v = 0;
+    if (i < n && (s[i] == '+' || s[i] == '-')) p->neg = s[i++] == '-';
+    while (i < n && s[i] == '0') i++;
+    p->exp = s + i;
+    for (; i < n && is_digit(s[i]); i++)
+        if (++p->elen <= COAX_EXP_DIGITS) v = v * 10 + (s[i] - '0');
+    *value = p->neg ? -v : v;
+    return i;
+}
+
+long long coax_power_diff(const coax_power *a, const coax_power *b, long long far)
+{
+    if (a->neg != b->neg) return a->neg ? -far : far;
+    size_t len = a->elen > b->elen ? a->elen : b->elen;
     long long diff = 0;
     for (size_t k = 0; k < len && diff < far && diff > -far; k++) {
-        int da = k < len - alen ? 0 : a[k - (len - alen)] - '0';
-        int db = k < len - blen ? 0 : b[k - (len - blen)] - '0';
+        int da = k < len - a->elen ? 0 : a->exp[k - (len - a->elen)] - '0';
+        int db = k < len - b->elen ? 0 : b->exp[k - (len - b->elen)] - '0';
         diff = diff * 10 + (da - db);
     }
+    if (a->neg) diff = -diff;
+    if (diff < far && diff > -far) diff += a->adj - b->adj;
     return diff >= far ? far : diff <= -far ? -far : diff;
 }
 
-/* The sign of x's point less y's, exactly. With an exponent past
-** EXP_DIGITS digits (at least 10^17, beside adjs below 2^40, the text's
-** length), exponents of two signs order the numbers; of one sign, their
-** digits' difference, read from the top, does: once past 10^15 it only
-** grows, and outweighs the adjs. */
+/* The sign of x's point less y's, exactly. */
 static int point_cmp(const decimal *x, const decimal *y)
 {
     if (!x->big && !y->big) return x->point < y->point ? -1 : x->point > y->point;
-    int sx = x->exp_neg ? -1 : 1, sy = y->exp_neg ? -1 : 1;
-    if (sx != sy) return sx < sy ? -1 : 1;
-    const long long far = 1000000000000000LL;
-    long long diff = coax_exponent_diff(x->exp, x->elen, y->exp, y->elen, far);
-    if (sx < 0) diff = -diff;
-    if (diff >= far || diff <= -far) return diff < 0 ? -1 : 1;
-    long long total = diff + (x->adj - y->adj);
-    return total < 0 ? -1 : total > 0;
+    long long diff = coax_power_diff(&x->power, &y->power, 1000000000000000LL);
+    return diff < 0 ? -1 : diff > 0;
 }
 
 /* The point modulo 2^64: equal points, equal values (a hash's). */
@@ -273,8 +268,8 @@ static uint64_t point_bits(const decimal *d)
 {
     if (!d->big) return (uint64_t)d->point;
     uint64_t e = 0;
-    for (size_t k = 0; k < d->elen; k++) e = e * 10 + (uint64_t)(d->exp[k] - '0');
-    return (uint64_t)d->adj + (d->exp_neg ? 0 - e : e);
+    for (size_t k = 0; k < d->power.elen; k++) e = e * 10 + (uint64_t)(d->power.exp[k] - '0');
+    return (uint64_t)d->power.adj + (d->power.neg ? 0 - e : e);
 }
 
 /* <0, 0, >0 as the number a is less than, equal to, greater than b. */

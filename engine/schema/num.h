@@ -19,8 +19,10 @@ bool coax_num_to_size(const char *t, size_t n, size_t *out);
 #define COAX_NUM_EXACT_DIGITS 64
 
 /* 1 when x is an integer multiple of d (d > 0), else 0, exactly; -1 when d
-** has more than COAX_NUM_EXACT_DIGITS significant digits and x is not 0:
-** no answer, which a validator reports as a failure, never a pass. */
+** has more than COAX_NUM_EXACT_DIGITS significant digits, x is not 0 and
+** x's last significant digit is worth no less than d's (else x is surely
+** no multiple: 0): no answer, which a validator reports as a failure,
+** never a pass. */
 int coax_num_multiple(const char *x, size_t xn, const char *d, size_t dn);
 
 #endif

@@ -33,11 +33,10 @@
 #define HOOK_STEP 1000
 /* Time a script spends in C (a loop of `s .. s` or s:upper() on megabyte
 ** strings: one instruction each, a millisecond each) is charged too: one
-** instruction per NS_PER_INSTRUCTION of its time between two counts, when
+** instruction per VM_NS_PER_INSTRUCTION (vm.h) of its time between two counts, when
 ** that is more than the count itself. Lua runs 1000 instructions in about
 ** 10 us (500 us under valgrind), so only C-heavy stretches pay extra, and
 ** the default budget bounds them to about 2.5 s of CPU (charge_time). */
-#define NS_PER_INSTRUCTION VM_NS_PER_INSTRUCTION
 
 coax_vm *vm_of(lua_State *L) { return *(coax_vm **)lua_getextraspace(L); }
 
@@ -145,7 +144,7 @@ static uint64_t charge_time(coax_vm *vm)
 {
     uint64_t t = coax_now_ns(), spent = t - vm->tick_ns;
     vm->tick_ns = t;
-    if (spent <= (uint64_t)HOOK_STEP * NS_PER_INSTRUCTION) {
+    if (spent <= (uint64_t)HOOK_STEP * VM_NS_PER_INSTRUCTION) {
         vm->short_ns += spent;
         return spent;
     }
@@ -212,7 +211,7 @@ static int l_clock(lua_State *L)
 static void hook(lua_State *L, lua_Debug *ar)
 {
     coax_vm *vm = vm_of(L);
-    uint64_t spent = charge_time(vm) / NS_PER_INSTRUCTION;
+    uint64_t spent = charge_time(vm) / VM_NS_PER_INSTRUCTION;
     long charge = !vm->timed ? 0 : spent > (uint64_t)vm->instr_budget ? vm->instr_budget + 1 : (long)spent;
     long ran = ar->currentline == LUA_HOOKTIME ? 0 : HOOK_STEP;
     vm->instr_left -= charge > ran ? charge : ran;
