@@ -544,9 +544,10 @@ bool lp_open_two_ways(const lp *ps, const char *end)
                     inner--;
                 }
             }
+            if (p >= end) break; /* a string the reply ends in holds no run the text after it reads */
             bool ends;
             const char *next = NULL; /* the string's text after its closers */
-            size_t n = run && depth && p < end ? closer_run(run, p, stack, depth, &ends, &next) : 0;
+            size_t n = run && depth ? closer_run(run, p, stack, depth, &ends, &next) : 0;
             const char *after = p + 1;
             while (after < end && ws_tab[(unsigned char)*after]) after++;
             if (n && (n == depth || (ends && (after >= end || shifted_closes(ps, stack, depth, n, after, end)))))
