@@ -628,7 +628,11 @@ bool lp_string_ends_with(const lp *ps, const char *p, char c)
     while (p > ps->b && ws_tab[(unsigned char)p[-1]]) p--;
     if (c != ',' && p > ps->b && p[-1] == ',')
         for (p--; p > ps->b && ws_tab[(unsigned char)p[-1]];) p--;
-    return p - ps->b >= 3 && p[-1] == '"' && p[-2] == c && p[-3] != '\\' && p[-3] != '"';
+    if (p - ps->b < 3 || p[-1] != '"' || p[-2] != c || p[-3] == '"') return false;
+    /* after an odd run of backslashes c is escaped ("a\,"); after an even one ("a\\,") the string's last text */
+    const char *s = p - 2;
+    while (s > ps->b && s[-1] == '\\') s--;
+    return (p - 2 - s) % 2 == 0;
 }
 
 /* Whether a comma missing before p, in the container top, has one
