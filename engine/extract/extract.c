@@ -400,10 +400,25 @@ static coax_code strict_reading(coerce_ctx *c, const coax_candidate *cand, score
     return rc;
 }
 
+/* Whether every guess made for 'cand' is about a byte glued outside it, its text read as written: a
+** stray byte before its opener ('][1, 2]'), members that may follow its closer ('[1, 2]:'). Words
+** glued after it ('[1 ]Source:', a footnote's mark) make it something else. */
+static bool guessed_only_outside(const coax_candidate *cand)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < cand->nlog; i++) {
+        const coax_repair_entry *e = &cand->log[i];
+        if (e->cls != COAX_CLASS_INVENTED) continue;
+        if (e->offset >= cand->start && (e->offset < cand->end || strcmp(e->kind, "early_close"))) return false;
+        n++;
+    }
+    return n && cand->complete;
+}
+
 static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored *s)
 {
     const coax_candidate *cand = &x->repair->candidates[index];
-    bool strict = x->strict;
+    bool strict = x->strict, glued = !strict && guessed_only_outside(cand);
     c->log = NULL;
     c->n = c->cap = 0;
     coax_code rc;
@@ -411,7 +426,11 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
         s->value = cand->value;
         rc = coax_validate(c->schema, cand->value, c->arena, 0, &s->validation, c->err);
     } else {
-        rc = coerce_candidate(c, cand->value, &s->value, &s->validation);
+        /* guessed only for what is glued outside it: coerced as written, to judge it beside the others */
+        coax_value *written = glued ? coax_arena_alloc(c->arena, sizeof *written) : cand->value;
+        if (!written) return COAX_ENOMEM;
+        if (glued) *written = *cand->value, written->flags &= (uint8_t)~COAX_VF_INVENTED;
+        rc = coerce_candidate(c, written, &s->value, &s->validation);
     }
     if (rc) return rc;
     bool written_fits = s->validation.valid; /* strict: as written, before the looks for what no one meant */
@@ -458,8 +477,10 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     bool whole = s->complete, cut_after = s->cut_after = x->cut_off && after >= x->len && s->complete;
     if (cut_after) s->complete = false; /* and yet an answer, as it stands ('whole'): beside another, a rival */
     s->refused = NULL;
-    /* One value of several, otherwise plain: refused alone, yet another reading of the reply. */
-    s->fragment_answer = fits && whole && s->ninvented == 1 && doubt && !strcmp(doubt->kind, "fragment");
+    /* One value of several, otherwise plain, or guessed only for a byte glued outside it ('][1, 2]'):
+    ** refused alone, yet another reading of the reply, so a plain one beside it is no surer. */
+    glued = glued && whole;
+    s->fragment_answer = fits && ((whole && s->ninvented == 1 && doubt && !strcmp(doubt->kind, "fragment")) || glued);
     /* A block whose fence or tag never closed, around a value read whole:
     ** refused alone (the reply was cut), yet beside another answer it is
     ** another reading ("Corrected:" and a block cut before its fence). */
@@ -485,7 +506,7 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     ** the class did not allow (an unquoted key at lossless): an answer the
     ** reply gives all the same. */
     s->gated_answer = fits && whole && s->ninvented == 0 && (gate || coercion_gated || s->reading);
-    s->wrapped_answer = s->wrapped_answer && whole && s->ninvented == 0;
+    s->wrapped_answer = s->wrapped_answer && whole && (s->ninvented == 0 || glued);
     if (gate && !(gate->offset >= cand->end && !s->complete)) {
         s->refused = gate;
         const char *msg = repair_error(c->arena, x->raw, x->len, gate);
