@@ -569,6 +569,11 @@ bool coerce_may_be_declared(coerce_ctx *c, const coax_value *props, const coax_v
 ** together. */
 bool coerce_key_holds_items(const char *k, size_t n);
 
+/* Of 'fits', the type bits of dropped members' values some absent property takes, those that tell the member may
+** be that property renamed ({"name": "Ada", "edad": 37}): a string fits too many properties to tell, but where none
+** of the 'np' is present, 'taken' (every member dropped: {"nombre": "Ada"}). */
+unsigned coerce_telling_fits(const coax_value *const *taken, size_t np, unsigned fits);
+
 /* A value's bit among those of coerce_types_taken (integers apart). */
 unsigned coerce_type_bit(const coax_value *v);
 
