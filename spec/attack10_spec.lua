@@ -57,7 +57,9 @@ describe("attack 10: an object's coercion trials are built once, not once per er
   end)
 
   it("twins: 4,096 are dropped (each logged), a misspelt absent name keeps its member", function()
-    local r = coax.extract(members(4096, "1"), FORBID)
+    -- numbers the absent "a" cannot take: with "a" of any type each may be it renamed, refused (lefts51, lefts52)
+    local r = coax.extract(members(4096, "1"),
+      coax.schema('{"type":"object","properties":{"a":{"type":"string"}},"additionalProperties":false}'))
     assert.are.same({ true, 4096, "property_dropped", "/z4096" },
       { r.valid, #r.coercions, r.coercions[1].kind, r.coercions[4096].pointer })
     local s = coax.schema('{"type":"object","properties":{"age":{"type":"integer"},"name":{"type":"string"}},'

@@ -90,8 +90,10 @@ describe("coercion", function()
       refused('{"name": "Ada", "age_years": 36}', s, "/age_years", 'property "age_years" is not allowed')
       refused('{"nmae": "Ada"}', s, "/nmae", 'property "nmae" is not allowed')
       refused('{"name": "Ada", "emial_adress": "a@b.c"}', s, "/emial_adress", 'property "emial_adress" is not allowed')
-      -- twins: a name far from every absent one, a value of a type none takes
-      coerced('{"name": "Ada", "notes": 1}', s, '{"name":"Ada"}', "property_dropped", "/notes")
+      -- a name far from every absent one, a value of a type one takes (lefts52: age under another name?)
+      refused('{"name": "Ada", "notes": 1}', s, "/notes", 'property "notes" is not allowed')
+      -- twins: a string far from every absent name (a string fits too many to tell), a value of a type none takes
+      coerced('{"name": "Ada", "notes": "met in 1843"}', s, '{"name":"Ada"}', "property_dropped", "/notes")
       coerced('{"name": "Ada", "aeg": "old"}', s, '{"name":"Ada"}', "property_dropped", "/aeg")
     end)
 

@@ -12,7 +12,7 @@ M.files = { "triple_quoted", "fenced_string", "thousands", "split_strings", "nes
   "formats", "named", "structure", "hunt19", "unions", "joined", "unquoted", "hunt20", "hunt21", "dropped",
   "hunt22", "open_keys", "languages", "hunt23", "hunt24",
   "restated_prose", "supposed", "hunt25", "hunt26", "retract48", "hunt27", "lefts49", "deleted49", "hunt28", "hunt29",
-  "hunt30", "lefts50", "inserted50", "invisible31", "hunt31", "lefts51", "twice55", "hunt32" }
+  "hunt30", "lefts50", "inserted50", "invisible31", "hunt31", "lefts51", "twice55", "hunt32", "lefts52" }
 
 --- How many plain cases each file may see refused (none where absent).
 M.refused_allowed = { peers = 1 }

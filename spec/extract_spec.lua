@@ -27,8 +27,9 @@ describe("coax.extract", function()
   end)
 
   it("logs every coercion with its JSON Pointer, beside the repairs", function()
+    -- note: 1 beside the absent tax_rate may be that one renamed (lefts52): a list no absent property takes
     local r = coax.extract(
-      "{invoice_id: 'INV-7', total: '1250', currency: 'usd', tags: 'x', note: 1}",
+      "{invoice_id: 'INV-7', total: '1250', currency: 'usd', tags: 'x', note: [1]}",
       fixture.schemas.invoice)
     assert.is_true(r.valid)
     local got = {}

@@ -509,6 +509,11 @@ coax_code extract_probe(coerce_ctx *c, const coax_value *v, extract_pick pick, v
 ** list of one is; NULL: none. In *why, the error saying which. */
 coax_code coerce_unwrapped_items_place(coerce_ctx *c, const coax_value *value, const coax_candidate *cand,
                                        const char **at, const char **why);
+/* In *at the place of a list whose items the coercion wrapped each in a list of its own where one list of them
+** all is as much the reply's reading, or of items side by side each wrapped, or coerce_unwrapped_items_place's;
+** NULL: none. In *why, the error saying which. */
+coax_code coerce_wrapped_items_place(coerce_ctx *c, const coax_value *value, const coax_candidate *cand,
+                                     const char **at, const char **why);
 
 /* ---- number texts (extract/number_text.c) ----------------------------------- */
 
@@ -568,6 +573,11 @@ bool coerce_may_be_declared(coerce_ctx *c, const coax_value *props, const coax_v
 /* Whether a key holds a closer and, after a comma, an opener ("qty: 2}, {sku"): members of two items run
 ** together. */
 bool coerce_key_holds_items(const char *k, size_t n);
+
+/* Of 'fits', the type bits of dropped members' values some absent property takes, those that tell the member may
+** be that property renamed ({"name": "Ada", "edad": 37}): a string fits too many properties to tell, but where none
+** of the 'np' is present, 'taken' (every member dropped: {"nombre": "Ada"}). */
+unsigned coerce_telling_fits(const coax_value *const *taken, size_t np, unsigned fits);
 
 /* A value's bit among those of coerce_types_taken (integers apart). */
 unsigned coerce_type_bit(const coax_value *v);

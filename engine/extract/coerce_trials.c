@@ -799,9 +799,8 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
         edits[n++] = dropped(m);
         fits |= absent & coerce_type_bit(&m->value);
     }
-    /* every member dropped ({"edad": 37} for "age"), one fitting an absent property: the answer under other names */
-    for (size_t i = 0; fits && i < d.np; i++) fits = taken[i] ? 0 : fits;
-    if (!fits) add_edits(ts, edits, n);
+    /* a member dropped whose value fits an absent property ({"edad": 37} for "age"): that one under another name? */
+    if (!coerce_telling_fits(taken, d.np, fits)) add_edits(ts, edits, n);
 }
 
 /* A large "enum" for loose matching: its strings (and the words of its

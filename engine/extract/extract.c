@@ -308,17 +308,6 @@ static const char *prose_error(coax_arena *a, const char *text, size_t len, size
     return msg;
 }
 
-/* Whether log entry 'p' is a wrap_in_array of an item of an array: then
-** *plen is the length of the array's pointer. */
-static bool wrapped_item(const coax_coercion *e, size_t *plen)
-{
-    const char *p = e->pointer, *slash = strrchr(p, '/');
-    if (strcmp(e->kind, "wrap_in_array") || !slash || !slash[1] || slash[1 + strspn(slash + 1, "0123456789")])
-        return false;
-    *plen = (size_t)(slash - p);
-    return true;
-}
-
 /* An error at the list at 'at' (NULL: out of memory) saying why the value is not taken. */
 static coax_code list_error(coerce_ctx *c, scored *s, const char *at, const char *message)
 {
@@ -328,49 +317,13 @@ static coax_code list_error(coerce_ctx *c, scored *s, const char *at, const char
     return COAX_OK;
 }
 
-/* A list whose items the coercion wrapped each in a list of its own, none of them written as a list: one list of
-** them all ([[1, 2, 3]]) is as much the reply's reading as a list of each ([[1], [2], [3]]): "points": [3, 4] for a
-** list of points was one point. So are values one after the other (1\n2\n3), read as a list, where one wrapped item
-** is enough to doubt. An error at the first wrapped item's list says so; so does one at a list of one whose items'
-** items were unwrapped, or a list whose items' items were wrapped (coerce_unwrapped_items_place). */
+/* An error at the list where the coercion wrapped or unwrapped items as the reply may not have meant
+** (coerce_wrapped_items_place), saying why. */
 static coax_code wrapped_items_error(coerce_ctx *c, const coax_candidate *cand, scored *s)
 {
     if (!s->valid) return COAX_OK;
-    for (size_t i = 0; i < c->n; i++) {
-        size_t plen, count = 0;
-        const coax_value *list;
-        const char *p = c->log[i].pointer;
-        bool sequence = cand->source == COAX_SOURCE_SEQUENCE;
-        if (!wrapped_item(&c->log[i], &plen) || (plen && sequence) || (!sequence && strcmp(p + plen, "/0")) ||
-            coax_pointer_get(s->value, p, plen, &list) || list->type != COAX_ARRAY)
-            continue;
-        for (size_t k = 0; k < c->n && !sequence; k++) {
-            size_t klen;
-            count += wrapped_item(&c->log[k], &klen) && klen == plen && !memcmp(c->log[k].pointer, p, plen);
-        }
-        if (!sequence && (list->len < 2 || count < list->len)) continue;
-        static const char seq[] = "values one after the other, each put in a list of its own: one list of them "
-                                  "all is another reading; send one JSON value";
-        static const char msg[] = "a list whose items were each put in a list of their own: one list of them all "
-                                  "is another reading; send the lists as you mean them";
-        return list_error(c, s, coax_arena_strdup(c->arena, p, sequence ? strlen(p) : plen), sequence ? seq : msg);
-    }
-    /* Two items side by side each wrapped ([["a", "b"], "c", "d"]): one list of both, its brackets lost, is as
-    ** much the reading. */
-    for (size_t i = 0; cand->source != COAX_SOURCE_SEQUENCE && i < c->n; i++) {
-        size_t plen, klen;
-        if (!wrapped_item(&c->log[i], &plen)) continue;
-        const char *p = c->log[i].pointer;
-        unsigned long idx = strtoul(p + plen + 1, NULL, 10);
-        for (size_t k = 0; k < c->n; k++)
-            if (wrapped_item(&c->log[k], &klen) && klen == plen && !memcmp(c->log[k].pointer, p, plen) &&
-                strtoul(c->log[k].pointer + klen + 1, NULL, 10) == idx + 1)
-                return list_error(c, s, coax_arena_strdup(c->arena, p, plen),
-                                  "items side by side, each put in a list of its own: one list of both, its brackets "
-                                  "lost, is another reading; send the lists as you mean them");
-    }
     const char *at, *why;
-    coax_code rc = coerce_unwrapped_items_place(c, s->value, cand, &at, &why);
+    coax_code rc = coerce_wrapped_items_place(c, s->value, cand, &at, &why);
     return rc || !at ? rc : list_error(c, s, at, why);
 }
 
@@ -414,10 +367,25 @@ static coax_code strict_reading(coerce_ctx *c, const coax_candidate *cand, score
     return rc;
 }
 
+/* Whether every guess made for 'cand' is about a byte glued outside it, its text read as written: a
+** stray byte before its opener ('][1, 2]'), members that may follow its closer ('[1, 2]:'). Words
+** glued after it ('[1 ]Source:', a footnote's mark) make it something else. */
+static bool guessed_only_outside(const coax_candidate *cand)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < cand->nlog; i++) {
+        const coax_repair_entry *e = &cand->log[i];
+        if (e->cls != COAX_CLASS_INVENTED) continue;
+        if (e->offset >= cand->start && (e->offset < cand->end || strcmp(e->kind, "early_close"))) return false;
+        n++;
+    }
+    return n && cand->complete;
+}
+
 static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored *s)
 {
     const coax_candidate *cand = &x->repair->candidates[index];
-    bool strict = x->strict;
+    bool strict = x->strict, glued = !strict && guessed_only_outside(cand);
     c->log = NULL;
     c->n = c->cap = 0;
     coax_code rc;
@@ -425,7 +393,11 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
         s->value = cand->value;
         rc = coax_validate(c->schema, cand->value, c->arena, 0, &s->validation, c->err);
     } else {
-        rc = coerce_candidate(c, cand->value, &s->value, &s->validation);
+        /* guessed only for what is glued outside it: coerced as written, to judge it beside the others */
+        coax_value *written = glued ? coax_arena_alloc(c->arena, sizeof *written) : cand->value;
+        if (!written) return COAX_ENOMEM;
+        if (glued) *written = *cand->value, written->flags &= (uint8_t)~COAX_VF_INVENTED;
+        rc = coerce_candidate(c, written, &s->value, &s->validation);
     }
     if (rc) return rc;
     bool written_fits = s->validation.valid; /* strict: as written, before the looks for what no one meant */
@@ -472,8 +444,10 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     bool whole = s->complete, cut_after = s->cut_after = x->cut_off && after >= x->len && s->complete;
     if (cut_after) s->complete = false; /* and yet an answer, as it stands ('whole'): beside another, a rival */
     s->refused = NULL;
-    /* One value of several, otherwise plain: refused alone, yet another reading of the reply. */
-    s->fragment_answer = fits && whole && s->ninvented == 1 && doubt && !strcmp(doubt->kind, "fragment");
+    /* One value of several, otherwise plain, or guessed only for a byte glued outside it ('][1, 2]'):
+    ** refused alone, yet another reading of the reply, so a plain one beside it is no surer. */
+    glued = glued && whole;
+    s->fragment_answer = fits && ((whole && s->ninvented == 1 && doubt && !strcmp(doubt->kind, "fragment")) || glued);
     /* A block whose fence or tag never closed, around a value read whole:
     ** refused alone (the reply was cut), yet beside another answer it is
     ** another reading ("Corrected:" and a block cut before its fence). */
@@ -499,7 +473,7 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     ** the class did not allow (an unquoted key at lossless): an answer the
     ** reply gives all the same. */
     s->gated_answer = fits && whole && s->ninvented == 0 && (gate || coercion_gated || s->reading);
-    s->wrapped_answer = s->wrapped_answer && whole && s->ninvented == 0;
+    s->wrapped_answer = s->wrapped_answer && whole && (s->ninvented == 0 || glued);
     if (gate && !(gate->offset >= cand->end && !s->complete)) {
         s->refused = gate;
         const char *msg = repair_error(c->arena, x->raw, x->len, gate);

@@ -921,3 +921,10 @@ bool coerce_key_holds_items(const char *k, size_t n)
     }
     return false;
 }
+
+unsigned coerce_telling_fits(const coax_value *const *taken, size_t np, unsigned fits)
+{
+    for (size_t i = 0; (fits & 1u << COAX_STRING) && i < np; i++)
+        if (taken[i]) fits &= ~(1u << COAX_STRING);
+    return fits;
+}

@@ -10,6 +10,8 @@
 #include "extract/coerce.h"
 #include "json/pointer.h"
 
+#include <stdlib.h>
+
 /* A list above is looked at, each with one validation, at most this often;
 ** past it, one is taken to read the other way. */
 #define UNWRAPPED_LOOKS 16
@@ -143,4 +145,62 @@ coax_code coerce_unwrapped_items_place(coerce_ctx *c, const coax_value *value, c
         last = p;
     }
     return COAX_OK;
+}
+
+/* Whether log entry 'p' is a wrap_in_array of an item of an array: then
+** *plen is the length of the array's pointer. */
+static bool wrapped_item(const coax_coercion *e, size_t *plen)
+{
+    const char *p = e->pointer, *slash = strrchr(p, '/');
+    if (strcmp(e->kind, "wrap_in_array") || !slash || !slash[1] || slash[1 + strspn(slash + 1, "0123456789")])
+        return false;
+    *plen = (size_t)(slash - p);
+    return true;
+}
+
+/* A list whose items the coercion wrapped each in a list of its own, none of them written as a list: one list of
+** them all ([[1, 2, 3]]) is as much the reply's reading as a list of each ([[1], [2], [3]]): "points": [3, 4] for a
+** list of points was one point. So are values one after the other (1\n2\n3), read as a list, where one wrapped item
+** is enough to doubt. Its place is the first wrapped item's list, *why saying so; so is a list of one whose items'
+** items were unwrapped, or a list whose items' items were wrapped (coerce_unwrapped_items_place). */
+coax_code coerce_wrapped_items_place(coerce_ctx *c, const coax_value *value, const coax_candidate *cand,
+                                     const char **at, const char **why)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        size_t plen, count = 0;
+        const coax_value *list;
+        const char *p = c->log[i].pointer;
+        bool sequence = cand->source == COAX_SOURCE_SEQUENCE;
+        if (!wrapped_item(&c->log[i], &plen) || (plen && sequence) || (!sequence && strcmp(p + plen, "/0")) ||
+            coax_pointer_get(value, p, plen, &list) || list->type != COAX_ARRAY)
+            continue;
+        for (size_t k = 0; k < c->n && !sequence; k++) {
+            size_t klen;
+            count += wrapped_item(&c->log[k], &klen) && klen == plen && !memcmp(c->log[k].pointer, p, plen);
+        }
+        if (!sequence && (list->len < 2 || count < list->len)) continue;
+        static const char seq[] = "values one after the other, each put in a list of its own: one list of them "
+                                  "all is another reading; send one JSON value";
+        static const char msg[] = "a list whose items were each put in a list of their own: one list of them all "
+                                  "is another reading; send the lists as you mean them";
+        *why = sequence ? seq : msg;
+        return (*at = coax_arena_strdup(c->arena, p, sequence ? strlen(p) : plen)) ? COAX_OK : COAX_ENOMEM;
+    }
+    /* Two items side by side each wrapped ([["a", "b"], "c", "d"]): one list of both, its brackets lost, is as
+    ** much the reading. */
+    for (size_t i = 0; cand->source != COAX_SOURCE_SEQUENCE && i < c->n; i++) {
+        size_t plen, klen;
+        if (!wrapped_item(&c->log[i], &plen)) continue;
+        const char *p = c->log[i].pointer;
+        unsigned long idx = strtoul(p + plen + 1, NULL, 10);
+        for (size_t k = 0; k < c->n; k++)
+            if (wrapped_item(&c->log[k], &klen) && klen == plen && !memcmp(c->log[k].pointer, p, plen) &&
+                strtoul(c->log[k].pointer + klen + 1, NULL, 10) == idx + 1)
+            {
+                *why = "items side by side, each put in a list of its own: one list of both, its brackets lost, is "
+                       "another reading; send the lists as you mean them";
+                return (*at = coax_arena_strdup(c->arena, p, plen)) ? COAX_OK : COAX_ENOMEM;
+            }
+    }
+    return coerce_unwrapped_items_place(c, value, cand, at, why);
 }

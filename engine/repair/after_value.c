@@ -164,7 +164,8 @@ int repair_repeated(const char *text, const rvalues *vals, const coax_allocator 
     return once || vals->n % 2 ? once : repeats(text, vals, vals->n / 2, alloc);
 }
 
-bool repair_footnote_at(const char *start, const char *p, const char *e)
+/* repair_footnote_at, or with 'rows' false, the mark's shape alone (spaced, or after a list, with no label). */
+static bool footnote_at(const char *start, const char *p, const char *e, bool rows)
 {
     const char *b = p;
     for (;;) { /* indentation and byte order marks */
@@ -182,14 +183,25 @@ bool repair_footnote_at(const char *start, const char *p, const char *e)
     if (d == n || d >= e || *d != ']') return false;
     d++;
     if (d < e && *d == ']') d++, spaced = true; /* a closer typed twice, "[1]] Source": no list of lists */
-    if (d < e && *d == ':') d++; /* [1]: https://... */
+    bool defined = d < e && *d == ':'; /* [1]: https://... */
+    d += defined;
     const char *w = coax_blanks_end(d, e), *k = w;
     if ((w == d && !spaced) || w >= e || !(coax_ascii_alpha((unsigned char)*w) || (unsigned char)*w >= 0x80))
         return false;
-    /* a mark typed spaced or closed twice heads a label's words ("[1 ]Source:"): before other words ("[5 ] Let me
-    ** know") it may be a row with a remark, as "[5]" with none is */
-    while (spaced && k < e && k - w < 24 && (coax_ascii_alpha((unsigned char)*k) || *k == ' ')) k++;
-    return !spaced || (k < e && *k == ':');
+    /* a mark typed spaced or closed twice, or after a list's closer (rows: "[1, 2]⏎[5] Let me know"), heads a
+    ** label's words ("[1 ]Source:", "[1] Source:"): before other words it may be a row with a remark */
+    const char *q = b;
+    while (q > start && coax_ascii_space((unsigned char)q[-1])) q--;
+    bool labelled = rows && (spaced || (q > start && q[-1] == ']')) && !defined;
+    while (labelled && k < e && k - w < 24 && (coax_ascii_alpha((unsigned char)*k) || *k == ' ')) k++;
+    return !labelled || (k < e && *k == ':');
+}
+
+bool repair_footnote_at(const char *start, const char *p, const char *e) { return footnote_at(start, p, e, true); }
+
+bool repair_row_or_footnote_at(const char *start, const char *p, const char *e)
+{
+    return !footnote_at(start, p, e, true) && footnote_at(start, p, e, false);
 }
 
 bool repair_citation_at(const char *start, const char *p, const char *e, bool after_list)

@@ -85,6 +85,8 @@ bool repair_stray_closer_moves(coax_arena *a, const coax_value *v, const char *s
 
 static const char citation_detail[] =
     "a number in brackets after a list, the line's last: a citation's mark, or another list? which is a guess";
+static const char row_or_footnote_detail[] =
+    "a number in brackets starting a line, words but no label after it: a footnote's mark, or another row?";
 static const char trailing_comma_detail[] =
     "a comma after the value at the end of the reply or its block: an item of a list followed it, or was cut "
     "off, so the value is one item of a larger structure";
@@ -549,6 +551,7 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
                      (repair_citation_at(ps.b, ps.p, ps.e, true) || repair_footnote_at(ps.b, ps.p, ps.e) ||
                       repair_field_marker_at(ps.p, ps.e)); /* {...}⏎[[ ## completed ## ]]: DSPy's next field */
         bool cited_list = cited && coax_blanks_start(ps.b, ps.p)[-1] == ']';
+        bool row_or_mark = !first && *ps.p == '[' && repair_row_or_footnote_at(ps.b, ps.p, ps.e);
         cited = cited && !cited_list;
         if (!first && (!repair_value_starts(ps.p, ps.e) || repair_fence_at(ps.p, 0, (size_t)(ps.e - ps.p)) || cited)) {
             log->n = from;
@@ -593,8 +596,9 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
         size_t vs = ps.exact ? off(&ps, vstart) : start, ve = ps.exact ? off(&ps, ps.p) : start;
         out->v[out->n++] = (rvalue){heap, vs, ve, !ps.truncated, ps.inv_any, ps.at_limit, from, log->n};
         last_start = vstart;
-        if (cited_list) {
-            rlog_append(log, RK_TRAILING_TEXT, citation_detail, COAX_CLASS_INVENTED, off(&ps, vstart));
+        if (cited_list || row_or_mark) {
+            rlog_append(log, RK_TRAILING_TEXT, row_or_mark ? row_or_footnote_detail : citation_detail,
+                        COAX_CLASS_INVENTED, off(&ps, vstart));
             out->v[out->n - 1].invented = true;
             heap->flags |= COAX_VF_INVENTED;
             out->v[out->n - 1].log_to = log->n;

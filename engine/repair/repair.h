@@ -348,6 +348,9 @@ size_t repair_remark_closers(const char *p, const char *end, const char **at);
 ** "[1 ]Source:", "[1]] Source:", before a label's words and colon): prose's own
 ** mark, no list of one number ("The answer is [1] as asked" is one). */
 bool repair_footnote_at(const char *start, const char *p, const char *end);
+/* A mark repair_footnote_at would read as a footnote's but for its label's colon lacking, where it is typed
+** spaced or after a list's closer ("[1, 2]⏎[5] Let me know", "[5 ] Let me know"): a footnote's mark, or a row? */
+bool repair_row_or_footnote_at(const char *start, const char *p, const char *end);
 /* Whether p (in start..end) is a citation's mark after a value or a
 ** sentence on its line: a number of one to three digits in brackets after
 ** a blank, no comma, colon or closer after it ({"a": 1} [1], "blue." [2]
