@@ -585,6 +585,8 @@ unsigned coerce_type_bit(const coax_value *v);
 /* The bits of the values a "type" keyword's value 't' admits; every bit
 ** when there is none (NULL) or it is malformed. */
 unsigned coerce_types_taken(const coax_value *t);
+/* coerce_types_taken of a property schema's "type", or where it states none, of the values its "enum" lists. */
+unsigned coerce_property_types(const coax_value *schema);
 
 /* The class of coercion 'kind' (every kind is lossless or inferred: a
 ** coercion never guesses). */

@@ -769,7 +769,7 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
             which[ABSENT_NAMED + npresent++] = i;
             continue;
         }
-        absent |= coerce_types_taken(coerce_member(coerce_deref(c, c->doc, &props->u.members[i].value), "type"));
+        absent |= coerce_property_types(coerce_deref(c, c->doc, &props->u.members[i].value));
         if (nabsent < ABSENT_NAMED) which[nabsent] = i;
         nabsent++;
     }

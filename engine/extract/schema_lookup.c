@@ -928,3 +928,12 @@ unsigned coerce_telling_fits(const coax_value *const *taken, size_t np, unsigned
         if (taken[i]) fits &= ~(1u << COAX_STRING);
     return fits;
 }
+
+unsigned coerce_property_types(const coax_value *schema)
+{
+    const coax_value *t = coerce_member(schema, "type"), *e = coerce_member(schema, "enum");
+    if (t || !(e && e->type == COAX_ARRAY) || e->len > 64) return coerce_types_taken(t);
+    unsigned bits = 0; /* {"enum": ["red", "green"]} takes no number */
+    for (size_t i = 0; i < e->len; i++) bits |= coerce_type_bit(&e->u.items[i]);
+    return bits & 1u << 7 ? bits | 1u << COAX_NUMBER : bits; /* 2 in an enum takes 2.0 */
+}
