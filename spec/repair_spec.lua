@@ -806,28 +806,34 @@ describe("coax.repair's reading (guess = true)", function()
       assert.is_true(log[#log].offset > 65536)
     end)
 
+    -- A text of n bytes holding a lone CR, then each of 'blanks' in its place, k bytes before its end: the CR's
+    -- fix at its line and column, the blank logged at its offset.
+    local function sees_cr_and_blanks(n, k, blanks)
+      local head = "{a: [1," .. string.rep(" ", n - 8 - k)
+      local cr = head .. "\r" .. string.rep("2", k)
+      assert.are.equal(n, #cr)
+      local log = check_places(cr)
+      assert.are.same({ "closed_bracket", n, 2, k + 1 }, { log[#log].kind, log[#log].offset, log[#log].line,
+        log[#log].column }, cr)
+      for _, blank in ipairs(blanks) do
+        if n - 8 - k >= #blank - 1 then -- the blank takes the place of spaces only
+          local nb = head:sub(1, -#blank) .. blank .. string.rep("2", k)
+          assert.are.equal(n, #nb)
+          local _, nb_log = coax.repair(nb, GUESS)
+          local offsets = {}
+          for _, e in ipairs(nb_log) do
+            if e.kind == "unicode_whitespace" then offsets[#offsets + 1] = e.offset end
+          end
+          assert.are.same({ n - k - #blank }, offsets, nb)
+        end
+      end
+    end
+
     -- repair_read_view looks for a CR or a Unicode blank 64 bytes at a time (32 in a text of 64), the text's
     -- last bytes in a step that overlaps the one before, and its very last byte alone
     it("sees a lone \\r or a Unicode blank at every place in a text of 64 bytes and more", function()
       for n = 64, 140 do
-        for k = 0, n - 11 do -- the CR or the blank, then k bytes
-          local head = "{a: [1," .. string.rep(" ", n - 8 - k)
-          local cr = head .. "\r" .. string.rep("2", k)
-          assert.are.equal(n, #cr)
-          local log = check_places(cr)
-          assert.are.same({ "closed_bracket", n, 2, k + 1 }, { log[#log].kind, log[#log].offset, log[#log].line,
-            log[#log].column }, cr)
-          for _, blank in ipairs { "\194\160", "\227\128\128" } do -- U+00A0, U+3000: ending k bytes before the end
-            local nb = head:sub(1, -#blank) .. blank .. string.rep("2", k)
-            assert.are.equal(n, #nb)
-            local _, nb_log = coax.repair(nb, GUESS)
-            local blanks = {}
-            for _, e in ipairs(nb_log) do
-              if e.kind == "unicode_whitespace" then blanks[#blanks + 1] = e.offset end
-            end
-            assert.are.same({ n - k - #blank }, blanks, nb)
-          end
-        end
+        for k = 0, n - 11 do sees_cr_and_blanks(n, k, { "\194\160", "\227\128\128" }) end -- U+00A0, U+3000
       end
     end)
 
@@ -835,23 +841,7 @@ describe("coax.repair's reading (guess = true)", function()
     -- bytes is looked at in one step, padded with NULs: every place of texts from 8 to 160 bytes
     it("sees a lone \\r or a Unicode blank at every place of a short text, and of each 64-byte step", function()
       for n = 8, 160 do
-        for k = 0, math.min(n - 8, 70) do -- the CR or the blank, then k bytes
-          local head = "{a: [1," .. string.rep(" ", n - 8 - k)
-          local cr = head .. "\r" .. string.rep("2", k)
-          assert.are.equal(n, #cr)
-          local log = check_places(cr)
-          assert.are.same({ "closed_bracket", n, 2, k + 1 }, { log[#log].kind, log[#log].offset, log[#log].line,
-            log[#log].column }, cr)
-          if n - 8 - k >= 1 then
-            local nb = head:sub(1, -2) .. "\194\160" .. string.rep("2", k)
-            local _, nb_log = coax.repair(nb, GUESS)
-            local blanks = {}
-            for _, e in ipairs(nb_log) do
-              if e.kind == "unicode_whitespace" then blanks[#blanks + 1] = e.offset end
-            end
-            assert.are.same({ n - k - 2 }, blanks, nb)
-          end
-        end
+        for k = 0, math.min(n - 8, 70) do sees_cr_and_blanks(n, k, { "\194\160" }) end
       end
     end)
 
