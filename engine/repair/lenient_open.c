@@ -224,16 +224,25 @@ bool lp_open_layout(lp *ps)
 /* How many containers further out than the innermost restarts_outer compares with the last value. */
 #define LP_RESTART_LEVELS 8
 
+/* Moves *a and *b past the text they begin alike with, spaces aside, up to where one ends (ae, be) or they
+** differ; *closed set where that text holds a comma or a closer: an item, a member or a value ended in it. */
+static void walk_alike(const char **a, const char *ae, const char **b, const char *be, bool *closed)
+{
+    for (;;) {
+        while (*a < ae && ws_tab[(unsigned char)**a]) (*a)++;
+        while (*b < be && ws_tab[(unsigned char)**b]) (*b)++;
+        if (*a >= ae || *b >= be || **a != **b) return;
+        *closed |= **a == ',' || **a == '}' || **a == ']';
+        (*a)++, (*b)++;
+    }
+}
+
 /* Whether the text from a on, spaces aside, begins with the text of [p, pe), spaces aside. */
 static bool text_begins_with(const char *a, const char *ae, const char *p, const char *pe)
 {
-    for (;;) {
-        while (p < pe && ws_tab[(unsigned char)*p]) p++;
-        while (a < ae && ws_tab[(unsigned char)*a]) a++;
-        if (p >= pe) return true;
-        if (a >= ae || *a != *p) return false;
-        a++, p++;
-    }
+    bool closed = false;
+    walk_alike(&a, ae, &p, pe, &closed);
+    return p >= pe;
 }
 
 /* Whether the last value of the innermost container left open at the end, a container closed right before the
@@ -421,15 +430,9 @@ coax_code lp_handle_close(lp *ps, char c, coax_value *v)
 ** the first ends (ae or be), holding a comma or a closer in that part: one item, member or value closed at least. */
 static bool one_begins_other(const char *a, const char *ae, const char *b, const char *be)
 {
-    bool comma = false;
-    for (;;) {
-        while (a < ae && ws_tab[(unsigned char)*a]) a++;
-        while (b < be && ws_tab[(unsigned char)*b]) b++;
-        if (a >= ae || b >= be) return comma;
-        if (*a != *b) return false;
-        comma |= *a == ',' || *a == '}' || *a == ']';
-        a++, b++;
-    }
+    bool closed = false;
+    walk_alike(&a, ae, &b, be, &closed);
+    return (a >= ae || b >= be) && closed;
 }
 
 /* Whether a container left open at the end starts over one further out, also left open: its text to the end
