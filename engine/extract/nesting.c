@@ -51,19 +51,19 @@ static size_t colour_before(const char *t, size_t end)
 static const char *colour_blanked(coax_arena *arena, const char *text, size_t len)
 {
     size_t from = 0, to = len, n;
+    bool coloured = false; /* a code found around it, not blanks alone */
     for (bool any = true; any;) {
         any = false;
         while (from < to && coax_ascii_space((unsigned char)text[from])) from++;
-        if ((n = colour_at(text, from, to))) from += n, any = true;
+        if ((n = colour_at(text, from, to))) from += n, any = coloured = true;
     }
     size_t head = from;
     for (bool any = true; any;) {
         any = false;
         while (to > from && coax_ascii_space((unsigned char)text[to - 1])) to--;
-        if ((n = colour_before(text, to)) && to - n >= from) to -= n, any = true;
+        if ((n = colour_before(text, to)) && to - n >= from) to -= n, any = coloured = true;
     }
-    /* nothing around it (no memchr of 0 bytes at a NULL text, coax_extract's "" of length 0) or no code there */
-    if ((head == 0 && to == len) || (!memchr(text, '\x1B', head) && !memchr(text + to, '\x1B', len - to))) return text;
+    if (!coloured) return text;
     char *copy = coax_arena_alloc(arena, len + 1);
     if (!copy) return text;
     memcpy(copy, text, len);
