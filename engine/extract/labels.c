@@ -117,7 +117,48 @@ unsigned coerce_types_taken(const coax_value *t)
     return bits;
 }
 
-bool coerce_not_answer_label(const char *key, size_t klen)
+/* A label lowercased as coerce_norm_key writes it, with the byte pairs it
+** holds hashed into 1,024 bits: a stem whose first two bytes are not among
+** them is not in it, so each of the ~170 stems costs a bit test where it
+** cost a strstr (11,000 instructions a label, twice an extraction). */
+typedef struct norm_label {
+    char text[257];
+    uint64_t pairs[16];
+} norm_label;
+
+static unsigned pair_bit(unsigned char a, unsigned char b)
+{
+    return (a * 33u + b) & 1023u;
+}
+
+static bool norm_label_of(const char *key, size_t klen, norm_label *l)
+{
+    if (!coerce_norm_key(key, klen, l->text, sizeof l->text)) return false;
+    memset(l->pairs, 0, sizeof l->pairs);
+    for (const unsigned char *p = (const unsigned char *)l->text; p[0] && p[1]; p++) {
+        unsigned h = pair_bit(p[0], p[1]);
+        l->pairs[h >> 6] |= (uint64_t)1 << (h & 63);
+    }
+    return true;
+}
+
+/* Whether the label holds 'stem': a short stem whole ("old", not
+** "oldest"), a longer one anywhere ("incorrect_value"). */
+static bool label_has_stem(const norm_label *l, const char *stem)
+{
+    if (!stem[1] || !stem[2] || !stem[3]) return !strcmp(l->text, stem);
+    unsigned h = pair_bit((unsigned char)stem[0], (unsigned char)stem[1]);
+    return (l->pairs[h >> 6] >> (h & 63) & 1) && strstr(l->text, stem);
+}
+
+static bool label_has_any(const norm_label *l, const char *const *stems, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (label_has_stem(l, stems[i])) return true;
+    return false;
+}
+
+static bool label_says_no_answer(const norm_label *l)
 {
     static const char *const stems[] = {"error", "warning", "example", "sample", "template", "schema", "draft",
                                         "previous", "old", "before", "wrong", "incorrect", "invalid", "reject",
@@ -146,11 +187,13 @@ bool coerce_not_answer_label(const char *key, size_t klen)
                                         "requete", "anfrage", "richiesta", "запрос", "Запрос", "请求", "hipotetic",
                                         "hipotétic", "ipotetic", "hypothétique", "ficticio", "fictif", "fittizi",
                                         "fiktiv"};
-    char norm[257];
-    if (!coerce_norm_key(key, klen, norm, sizeof norm)) return true; /* too long to read: it may say so */
-    for (size_t i = 0; i < sizeof stems / sizeof *stems; i++) /* a short stem whole: "old", not "oldest" */
-        if (strlen(stems[i]) > 3 ? strstr(norm, stems[i]) != NULL : !strcmp(norm, stems[i])) return true;
-    return false;
+    return label_has_any(l, stems, sizeof stems / sizeof *stems);
+}
+
+bool coerce_not_answer_label(const char *key, size_t klen)
+{
+    norm_label l;
+    return !norm_label_of(key, klen, &l) || label_says_no_answer(&l); /* too long to read: it may say so */
 }
 
 bool coerce_not_answer_tag(const char *name, size_t n)
@@ -164,14 +207,12 @@ bool coerce_not_answer_tag(const char *name, size_t n)
                                          "myguess", "bestguess"};
     static const char *const stems[] = {"toolresult", "toolresponse", "tooloutput", "functionresult",
                                         "functionresponse", "functionoutput", "searchresult"};
-    char norm[257];
-    if (coerce_not_answer_label(name, n)) return true;
-    if (!coerce_norm_key(name, n, norm, sizeof norm)) return true;
+    norm_label l;
+    if (!norm_label_of(name, n, &l) || label_says_no_answer(&l)) return true;
+    /* the whole names compared whole, the stems anywhere */
     for (size_t i = 0; i < sizeof others / sizeof *others; i++)
-        if (!strcmp(norm, others[i])) return true;
-    for (size_t i = 0; i < sizeof stems / sizeof *stems; i++)
-        if (strstr(norm, stems[i])) return true;
-    return false;
+        if (!strcmp(l.text, others[i])) return true;
+    return label_has_any(&l, stems, sizeof stems / sizeof *stems);
 }
 
 bool coerce_joined_equal(coax_arena *a, const char *joined, const char *y, size_t yn)
