@@ -67,9 +67,9 @@ return { schema = { type = "object", required = { "q" } }, prompt = "hi", max_at
   -- 250 ns an instruction, whichever is more. Under a budget of 100,000 instructions (25 ms), an
   -- attempt that extracts 2.8 MB (0.1 s or more) is a poll's last.
   it("counts the C of its passes too: an agent's long reply, extracted in C, is one attempt a poll", function()
-    local function answering(reps)
+    local function answering(reps) -- made by doubling: string.rep charges its bytes (2.8 MB: 350,000)
       return ([[
-local big = ("[1,2,3] text "):rep(%d)
+local big = "[1,2,3] text " while #big < %d * 14 do big = big .. big end
 return { schema = { type = "object", required = { "q" } }, prompt = "hi", max_attempts = 3,
   agent = { call = function() return { text = big } end } }]]):format(reps)
     end

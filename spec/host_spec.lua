@@ -159,6 +159,22 @@ describe("the instruction budget", function()
     -- "%0" of an empty match adds nothing: 4,000 matches of 4,000,000 "%0" were 22 s
     { "gsub of an empty pattern with a replacement of a million %0",
       "return (('a'):rep(4000):gsub('', ('%0'):rep(1000000)))" },
+    -- Each pattern step was a quarter of an instruction, and a call's steps below 1024 were never
+    -- charged: these ran 10 to 60 times as long as `while true do end` on the same budget
+    -- (gsub of a million %0 was 1.42 s under ASan, the bound 1.25 s)
+    { "gsub of a million position captures %1 at each of 4,000 places",
+      "return (('a'):rep(4000):gsub('()', ('%1'):rep(1000000)))" },
+    { "find of a thousand steps of backtracking, a billion times",
+      "local s = ('a'):rep(17) for i = 1, 1e9 do s:find('.-.-.-b') end" },
+    { "gmatch of a megabyte's one-character matches, a thousand times",
+      "local s = ('a'):rep(1 << 20) for i = 1, 1000 do for w in s:gmatch('a') do end end" },
+    { "gsub of a megabyte's characters, a thousand times",
+      "local s = ('a'):rep(1 << 20) for i = 1, 1000 do s:gsub('a', 'b') end" },
+    { "gsub of a two-byte subject with a replacement of a megabyte, a million times",
+      "local r = ('x'):rep(1 << 20) for i = 1, 1e6 do ('ab'):gsub('', r) end" },
+    { "gsub of a megabyte that holds no match, a million times",
+      "local s = ('a'):rep(1 << 20) for i = 1, 1e6 do s:gsub('b', 'c') end" },
+    { "string.rep of 200 KB, a million times", "for i = 1, 1e6 do local s = ('ab'):rep(100000) end" },
     -- attack round 3: one 1 MiB message 2,000 times was 6.2 s of C in one call
     { "coax.tokens_chat of one long message many times",
       "local m = { role = 'user', content = string.rep('hello world, ', 80000) } local l = {} "
@@ -255,7 +271,7 @@ describe("the instruction budget", function()
 
   it("ends a memory stop whose __close handler loops", function()
     local result, r = probe("local x <close> = setmetatable({}, { __close = function() while true do end end }) "
-      .. "local t = {} for i = 1, 1e9 do t[i] = ('x'):rep(100000) .. i end")
+      .. "local s, t = ('x'):rep(100000), {} for i = 1, 1e9 do t[i] = s .. i end")
     assert.are.same({ "limit: recipe: not enough memory", "limit" }, { result, r.outcome })
   end)
 

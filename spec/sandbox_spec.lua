@@ -401,8 +401,56 @@ describe("Lua patterns", function()
     end)
   end
 
+  -- What coax.patterns(tick) hands tick: the steps of every call, to the last, however it ends.
+  local function counted()
+    local total = 0
+    return coax.patterns(function(n) total = total + n end), function() return total end
+  end
+  local function charged(total, f)
+    local before = total()
+    f()
+    return total() - before
+  end
+
+  it("count every call's steps, those of a call that ends below a tick's 1024 too", function()
+    local P, total = counted()
+    local s = ("a"):rep(6)
+    local function find() return P.find(s, ".-.-.-b") end
+    local one = charged(total, find)
+    assert.is_true(one > 100 and one < 1024, one) -- 496
+    assert.are.equal(1000 * one, charged(total, function() for _ = 1, 1000 do find() end end))
+    -- gmatch: each match's steps and its capture pushed, at each call of the iterator
+    local words = charged(total, function() for _ in P.gmatch(("a"):rep(1000), "a") do end end)
+    assert.are.equal(1000 * (1 + 8) + 1, words) -- a step a match tried, 8 a capture; the last try finds none
+  end)
+
+  it("count the steps that led to an error, and those before a replacement function raises", function()
+    local P, total = counted()
+    local s, p = ("a"):rep(300), ("a?"):rep(150) .. "%"
+    local function bad() return pcall(P.find, s, p) end
+    local one = charged(total, bad)
+    assert.is_true(one > 150, one)
+    assert.are.equal(100 * one, charged(total, function() for _ = 1, 100 do bad() end end))
+    local raise = charged(total, function() return pcall(P.gsub, ("b"):rep(500) .. "a", "a", error) end)
+    -- the run of b's (a step, and a step per 8 of its bytes), the match tried, its capture pushed
+    assert.are.equal(1 + 500 // 8 + 1 + 8, raise)
+  end)
+
+  it("count the bytes they search and copy, a step every 8", function()
+    local P, total = counted()
+    local MB = 1 << 20
+    local r = ("x"):rep(MB)
+    -- '' matches 3 times in "ab", each copying the megabyte: 5 positions tried (after a match, its
+    -- end again, which may not match twice)
+    assert.are.equal(5 + 3 * MB // 8, charged(total, function() return P.gsub("ab", "", r) end))
+    -- no 'b' in a megabyte of 'a': one memchr, its bytes charged (and a step for the search)
+    local s = ("a"):rep(MB)
+    assert.are.equal(1 + MB // 8, charged(total, function() return P.find(s, "b", 1, true) end))
+    -- the same, the run copied into the result, and a match tried at the end
+    assert.are.equal(2 + MB // 8, charged(total, function() return P.gsub(s, "b", "c") end))
+  end)
+
   it("do what Lua's own do: 5 functions on 4,000 random patterns and subjects, results and errors", function()
-    local P = coax.patterns()
     local atoms = { "a", "b", ".", "%a", "%d", "%s", "%w", "%A", "%p", "%z", "[ab]", "[^a]", "[a-c]", "[%d_]", "[]]",
       "[^]]", "%%", "%.", "x", "(", ")", "()", "%1", "%2", "%bab", "%b()", "%f[%w]", "%f[%W]", "^", "$", "-", "*",
       "+", "?", "[", "%", "[%a-]", "[a-]", "[-a]", "[v-%%]", "[%%-]", "\0" }
@@ -428,31 +476,34 @@ describe("Lua patterns", function()
       return rng % n + 1
     end
     local differ = {}
-    for _ = 1, 4000 do
-      local parts = {}
-      for i = 1, random(6) do parts[i] = atoms[random(#atoms)] .. quants[random(#quants)] end
-      local p = table.concat(parts)
-      local chars = {}
-      for i = 1, random(13) - 1 do
-        local j = random(#letters)
-        chars[i] = letters:sub(j, j)
-      end
-      local s = table.concat(chars)
-      local init = ({ nil, 1, 2, -1, -3, 0, 10, -100 })[random(8)]
-      local repl = ({ "<%0>", "%1", "x", "%%", "%2", function(a, b) return b or a end, { a = "A", b = false, ab = 1 },
-        7, "%" })[random(9)]
-      local calls = {
-        { "find", string.find, P.find, s, p, init },
-        { "find plain", string.find, P.find, s, p, init, true },
-        { "match", string.match, P.match, s, p, init },
-        { "gsub", string.gsub, P.gsub, s, p, repl, ({ nil, 0, 1, 2 })[random(4)] },
-        { "gmatch", function(...) return gather(string.gmatch, ...) end, function(...) return gather(P.gmatch, ...) end,
-          s, p, init },
-      }
-      for _, c in ipairs(calls) do
-        local want = outcome(pcall(c[2], table.unpack(c, 4, 7)))
-        local got = outcome(pcall(c[3], table.unpack(c, 4, 7)))
-        if want ~= got then differ[#differ + 1] = ("%s(%q, %q): %s, not %s"):format(c[1], s, p, got, want) end
+    for _, P in ipairs({ coax.patterns(), (counted()) }) do -- without a tick, and ticking
+      rng = 12345
+      for _ = 1, 4000 do
+        local parts = {}
+        for i = 1, random(6) do parts[i] = atoms[random(#atoms)] .. quants[random(#quants)] end
+        local p = table.concat(parts)
+        local chars = {}
+        for i = 1, random(13) - 1 do
+          local j = random(#letters)
+          chars[i] = letters:sub(j, j)
+        end
+        local s = table.concat(chars)
+        local init = ({ nil, 1, 2, -1, -3, 0, 10, -100 })[random(8)]
+        local repl = ({ "<%0>", "%1", "x", "%%", "%2", function(a, b) return b or a end, { a = "A", b = false, ab = 1 },
+          7, "%" })[random(9)]
+        local calls = {
+          { "find", string.find, P.find, s, p, init },
+          { "find plain", string.find, P.find, s, p, init, true },
+          { "match", string.match, P.match, s, p, init },
+          { "gsub", string.gsub, P.gsub, s, p, repl, ({ nil, 0, 1, 2 })[random(4)] },
+          { "gmatch", function(...) return gather(string.gmatch, ...) end,
+            function(...) return gather(P.gmatch, ...) end, s, p, init },
+        }
+        for _, c in ipairs(calls) do
+          local want = outcome(pcall(c[2], table.unpack(c, 4, 7)))
+          local got = outcome(pcall(c[3], table.unpack(c, 4, 7)))
+          if want ~= got then differ[#differ + 1] = ("%s(%q, %q): %s, not %s"):format(c[1], s, p, got, want) end
+        end
       end
     end
     assert.are.same({}, differ)

@@ -5,11 +5,15 @@
 ** The stock functions run in C, where the engine's instruction count never
 ** looks: `("a"):rep(2000):find(".-.-.-b")` runs for hours, whatever the
 ** script's budget, and blocks the host. These behave as the manual
-** (section 6.4.1) says, and every TICK steps of matching (one step: a
-** subject position tried, a character of a repetition, a character of a
-** balanced match or of a plain search) they call the `tick` function they
-** were made with. The sandbox's tick runs a few hundred Lua instructions, so
-** matching is charged to the script's instruction budget and stops with it.
+** (section 6.4.1) says, and count their steps (one step: a subject position
+** tried, a character of a repetition, a character of a balanced match or of
+** a plain search, COPY_BYTES bytes of text searched or copied into a
+** result). They hand the count to the `tick` function they were made with,
+** tick(steps), every TICK steps and as they end, return or raise, so no
+** call's steps go uncounted: the sandbox's tick charges a step as a Lua
+** instruction (a step is 1.3 to 4.5 times the time of `while true do end`'s
+** instruction here, 3 under ASan), so matching is charged to the script's
+** instruction budget and stops with it about as soon as a loop in Lua would.
 **
 **   coax.patterns([tick]) -> {find = f, match = f, gmatch = f, gsub = f}
 */
@@ -17,13 +21,19 @@
 #include "base/stack.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <string.h>
 
-#define MAXCAP 32     /* captures in one pattern, as LUA_MAXCAPTURES */
-#define MAXDEPTH 200  /* nested matching calls: "pattern too complex" */
-#define TICK 1024     /* steps between two calls of tick */
-#define CAP_OPEN (-1) /* a capture not closed yet */
-#define CAP_POS (-2)  /* a position capture, () */
+#define MAXCAP 32      /* captures in one pattern, as LUA_MAXCAPTURES */
+#define MAXDEPTH 200   /* nested matching calls: "pattern too complex" */
+#define TICK 1024      /* steps between two calls of tick */
+/* Bytes searched by memchr or copied into a result, a step: a copy of a megabyte, with its
+** allocation, takes the time of 2^17 instructions of Lua in a plain build and 4 times that under
+** ASan's allocator; at 64 a step, a million gsubs of a megabyte ran 12 times as long as Lua. */
+#define COPY_BYTES 8
+#define PUSH_STEPS 8   /* a capture made a Lua value: a string interned, a number made text for gsub */
+#define CAP_OPEN (-1)  /* a capture not closed yet */
+#define CAP_POS (-2)   /* a position capture, () */
 
 typedef struct pm {
     lua_State *L;
@@ -31,34 +41,49 @@ typedef struct pm {
     const char *pe;      /* the end of the pattern */
     int tick;            /* the upvalue index of tick, or 0 */
     int depth, level;
-    long left; /* steps until the next tick */
+    long left; /* steps until the next tick: TICK - left were counted since the last */
     struct {
         const char *at;
         ptrdiff_t len; /* or CAP_OPEN, CAP_POS */
     } cap[MAXCAP];
 } pm;
 
-static void charge(pm *m, long n)
+/* Hands the steps counted since the last tick to tick. Every way out of a
+** call runs it first (a return, an error, a replacement function that may
+** raise): a call that ended below TICK steps was free before, and a loop of
+** gmatch's short matches or of finds of a thousand steps each ran 13 to 40
+** times as long as a Lua loop on the same budget. */
+static void settle(pm *m)
 {
-    if ((m->left -= n) > 0) return;
+    long n = TICK - m->left;
     m->left = TICK;
-    if (!m->tick) return;
+    if (n <= 0 || !m->tick) return;
     lua_pushvalue(m->L, lua_upvalueindex(m->tick));
-    lua_call(m->L, 0, 0); /* may raise the engine's stop: nothing here needs freeing */
+    lua_pushinteger(m->L, n);
+    lua_call(m->L, 1, 0); /* may raise the engine's stop: nothing here needs freeing */
+}
+
+/* n steps (a size: a set of megabytes read at every step counts its bytes). */
+static void charge(pm *m, size_t n)
+{
+    long most = TICK + (1L << 40); /* far past any budget, and no overflow below */
+    m->left -= n > (size_t)most ? most : (long)n;
+    if (m->left <= 0) settle(m);
 }
 
 static void step(pm *m) { charge(m, 1); }
 
-/* n steps, one at a time as far as tick sees: it runs each time the count
-** runs out, as n calls of step would run it. */
-static void charge_steps(pm *m, size_t n)
+/* Raises a pattern error (as luaL_error), the steps that led to it charged. */
+static int pm_error(pm *m, const char *fmt, ...)
 {
-    while (n >= (size_t)m->left) {
-        n -= (size_t)m->left;
-        m->left = 1;
-        charge(m, 1);
-    }
-    m->left -= (long)n;
+    settle(m);
+    va_list ap;
+    va_start(ap, fmt);
+    luaL_where(m->L, 1);
+    lua_pushvfstring(m->L, fmt, ap);
+    va_end(ap);
+    lua_concat(m->L, 2);
+    return lua_error(m->L);
 }
 
 static int uc(char c) { return (unsigned char)c; }
@@ -95,16 +120,16 @@ static int class_has(int c, int cl)
 static const char *item_end(pm *m, const char *p)
 {
     if (*p == '%') {
-        if (p + 1 >= m->pe) luaL_error(m->L, "malformed pattern (ends with '%%')");
+        if (p + 1 >= m->pe) pm_error(m, "malformed pattern (ends with '%%')");
         return p + 2;
     }
     if (*p == '[') {
         const char *q = p + 1;
         if (q < m->pe && *q == '^') q++;
         for (;;) { /* the first character is always in the set: "[]]" */
-            if (q >= m->pe) luaL_error(m->L, "malformed pattern (missing ']')");
+            if (q >= m->pe) pm_error(m, "malformed pattern (missing ']')");
             if (*q++ == '%' && q < m->pe) q++;
-            if (q >= m->pe) luaL_error(m->L, "malformed pattern (missing ']')");
+            if (q >= m->pe) pm_error(m, "malformed pattern (missing ']')");
             if (*q == ']') return q + 1;
         }
     }
@@ -158,7 +183,7 @@ static const char *max_expand(pm *m, const char *s, const char *p, const char *e
     size_t cost = 1 + item_cost(p, ep);
     while (one(m, s + i, p, ep)) {
         i++;
-        charge_steps(m, cost);
+        charge(m, cost);
     }
     for (; i >= 0; i--) { /* the longest first */
         const char *r = do_match(m, s + i, ep + 1);
@@ -176,13 +201,13 @@ static const char *min_expand(pm *m, const char *s, const char *p, const char *e
         if (r) return r;
         if (!one(m, s, p, ep)) return NULL;
         s++;
-        charge_steps(m, cost);
+        charge(m, cost);
     }
 }
 
 static const char *open_capture(pm *m, const char *s, const char *p, ptrdiff_t what)
 {
-    if (m->level >= MAXCAP) luaL_error(m->L, "too many captures");
+    if (m->level >= MAXCAP) pm_error(m, "too many captures");
     m->cap[m->level].at = s;
     m->cap[m->level].len = what;
     m->level++;
@@ -195,7 +220,7 @@ static const char *close_capture(pm *m, const char *s, const char *p)
 {
     int l = m->level - 1;
     while (l >= 0 && m->cap[l].len != CAP_OPEN) l--;
-    if (l < 0) luaL_error(m->L, "invalid pattern capture");
+    if (l < 0) pm_error(m, "invalid pattern capture");
     m->cap[l].len = s - m->cap[l].at;
     const char *r = do_match(m, s, p);
     if (!r) m->cap[l].len = CAP_OPEN;
@@ -205,7 +230,7 @@ static const char *close_capture(pm *m, const char *s, const char *p)
 /* %bxy at p (pointing at x). */
 static const char *balance(pm *m, const char *s, const char *p)
 {
-    if (p + 1 >= m->pe) luaL_error(m->L, "malformed pattern (missing arguments to '%%b')");
+    if (p + 1 >= m->pe) pm_error(m, "malformed pattern (missing arguments to '%%b')");
     if (s >= m->se || *s != *p) return NULL;
     char open = p[0], close = p[1];
     int depth = 1;
@@ -224,10 +249,10 @@ static const char *balance(pm *m, const char *s, const char *p)
 static const char *backref(pm *m, const char *s, int d)
 {
     int l = d - '1';
-    if (l < 0 || l >= m->level || m->cap[l].len == CAP_OPEN) luaL_error(m->L, "invalid capture index %%%d", l + 1);
+    if (l < 0 || l >= m->level || m->cap[l].len == CAP_OPEN) pm_error(m, "invalid capture index %%%d", l + 1);
     ptrdiff_t len = m->cap[l].len;
     if (len < 0 || m->se - s < len) return NULL;
-    charge_steps(m, (size_t)len / SET_BYTES); /* a capture of megabytes compared at every step */
+    charge(m, (size_t)len / SET_BYTES); /* a capture of megabytes compared at every step */
     if (memcmp(m->cap[l].at, s, (size_t)len)) return NULL;
     return s + len;
 }
@@ -238,7 +263,7 @@ static const char *do_match(pm *m, const char *s, const char *p)
     /* every 8 levels (a level is about 80 bytes of stack) it also stops at the VM's floor for the
     ** C stack (base/stack.h): under a script's nested C calls 200 levels may not fit */
     if (++m->depth > MAXDEPTH || (m->depth % 8 == 0 && coax_stack_short()))
-        luaL_error(m->L, "pattern too complex");
+        pm_error(m, "pattern too complex");
     step(m);
     const char *r = NULL;
     while (p < m->pe) {
@@ -263,9 +288,9 @@ static const char *do_match(pm *m, const char *s, const char *p)
             }
             if (p[1] == 'f') {
                 p += 2;
-                if (p >= m->pe || *p != '[') luaL_error(m->L, "missing '[' after '%%f' in pattern");
+                if (p >= m->pe || *p != '[') pm_error(m, "missing '[' after '%%f' in pattern");
                 const char *ep = item_end(m, p);
-                charge_steps(m, item_cost(p, ep));
+                charge(m, item_cost(p, ep));
                 int before = s == m->s0 ? 0 : uc(s[-1]);
                 int here = s < m->se ? uc(*s) : 0;
                 if (set_has(before, p, ep - 1) || !set_has(here, p, ep - 1)) goto done;
@@ -280,7 +305,7 @@ static const char *do_match(pm *m, const char *s, const char *p)
             }
         }
         const char *ep = item_end(m, p);
-        charge_steps(m, item_cost(p, ep));
+        charge(m, item_cost(p, ep));
         char q = ep < m->pe ? *ep : '\0';
         if (!one(m, s, p, ep)) {
             if (q == '*' || q == '?' || q == '-') { /* zero of them */
@@ -329,13 +354,14 @@ static void restart(pm *m)
 ** no captures and i is 0). */
 static void push_capture(pm *m, int i, const char *s, const char *e)
 {
+    charge(m, PUSH_STEPS);
     if (i >= m->level) {
-        if (i != 0) luaL_error(m->L, "invalid capture index %%%d", i + 1);
+        if (i != 0) pm_error(m, "invalid capture index %%%d", i + 1);
         lua_pushlstring(m->L, s, (size_t)(e - s));
         return;
     }
     ptrdiff_t len = m->cap[i].len;
-    if (len == CAP_OPEN) luaL_error(m->L, "unfinished capture");
+    if (len == CAP_OPEN) pm_error(m, "unfinished capture");
     if (len == CAP_POS) lua_pushinteger(m->L, (lua_Integer)(m->cap[i].at - m->s0) + 1);
     else lua_pushlstring(m->L, m->cap[i].at, (size_t)len);
 }
@@ -388,16 +414,19 @@ static int find_aux(lua_State *L, int find)
             return 2;
         }
         for (const char *at = s + init; lp <= (size_t)(s + ls - at);) {
-            const char *hit = memchr(at, *p, (size_t)(s + ls - at) - lp + 1);
+            size_t span = (size_t)(s + ls - at) - lp + 1;
+            const char *hit = memchr(at, *p, span);
+            charge(&m, 1 + (hit ? (size_t)(hit - at) : span) / COPY_BYTES + lp / 16);
             if (!hit) break;
-            charge(&m, 1 + (long)(lp / 16));
             if (!memcmp(hit, p, lp)) {
+                settle(&m);
                 lua_pushinteger(L, (lua_Integer)(hit - s) + 1);
                 lua_pushinteger(L, (lua_Integer)(hit - s) + (lua_Integer)lp);
                 return 2;
             }
             at = hit + 1;
         }
+        settle(&m);
         luaL_pushfail(L);
         return 1;
     }
@@ -408,12 +437,18 @@ static int find_aux(lua_State *L, int find)
         restart(&m);
         const char *e = do_match(&m, at, p);
         if (e) {
-            if (!find) return push_captures(&m, at, e);
-            lua_pushinteger(L, (lua_Integer)(at - s) + 1);
-            lua_pushinteger(L, (lua_Integer)(e - s));
-            return push_captures(&m, NULL, NULL) + 2;
+            int n = 0;
+            if (find) {
+                lua_pushinteger(L, (lua_Integer)(at - s) + 1);
+                lua_pushinteger(L, (lua_Integer)(e - s));
+                n = 2;
+            }
+            n += find ? push_captures(&m, NULL, NULL) : push_captures(&m, at, e);
+            settle(&m);
+            return n;
         }
     } while (at++ < m.se && !anchor);
+    settle(&m);
     luaL_pushfail(L);
     return 1;
 }
@@ -435,9 +470,12 @@ static int gmatch_next(lua_State *L)
         const char *e = do_match(&m, at, p);
         if (e && e - s != state[1]) {
             state[0] = state[1] = e - s;
-            return push_captures(&m, at, e);
+            int n = push_captures(&m, at, e);
+            settle(&m);
+            return n;
         }
     }
+    settle(&m);
     return 0;
 }
 
@@ -457,6 +495,15 @@ static int p_gmatch(lua_State *L)
     return 1;
 }
 
+/* Adds n bytes at t to the result: a step every COPY_BYTES of them (a
+** replacement of a megabyte at every match of a short subject, a million
+** times, copies terabytes that no memory bound sees). */
+static void add_text(pm *m, luaL_Buffer *b, const char *t, size_t n)
+{
+    charge(m, n / COPY_BYTES);
+    luaL_addlstring(b, t, n);
+}
+
 /* Adds the replacement string for a match from s to e: %0-%9 and %%. */
 static void add_string(pm *m, luaL_Buffer *b, const char *s, const char *e)
 {
@@ -467,10 +514,10 @@ static void add_string(pm *m, luaL_Buffer *b, const char *s, const char *e)
     while (r < end) {
         const char *pc = memchr(r, '%', (size_t)(end - r));
         if (!pc) {
-            luaL_addlstring(b, r, (size_t)(end - r));
+            add_text(m, b, r, (size_t)(end - r));
             return;
         }
-        luaL_addlstring(b, r, (size_t)(pc - r));
+        add_text(m, b, r, (size_t)(pc - r));
         /* a step each: "%0" of an empty match adds nothing, so no memory
         ** bounds a replacement of a million of them at every position */
         step(m);
@@ -479,15 +526,16 @@ static void add_string(pm *m, luaL_Buffer *b, const char *s, const char *e)
             luaL_addchar(b, '%');
         } else if (pc < end && isdigit(uc(*pc))) {
             if (*pc == '0') {
-                luaL_addlstring(b, s, (size_t)(e - s));
+                add_text(m, b, s, (size_t)(e - s));
             } else {
                 push_capture(m, *pc - '1', s, e);
-                luaL_tolstring(L, -1, NULL);
+                luaL_tolstring(L, -1, &l);
                 lua_remove(L, -2);
+                charge(m, l / COPY_BYTES); /* settles with the value on top: balanced, as the buffer wants */
                 luaL_addvalue(b);
             }
         } else {
-            luaL_error(L, "invalid use of '%%' in replacement string");
+            pm_error(m, "invalid use of '%%' in replacement string");
         }
         r = pc + 1;
     }
@@ -497,23 +545,29 @@ static void add_string(pm *m, luaL_Buffer *b, const char *s, const char *e)
 static void add_value(pm *m, luaL_Buffer *b, const char *s, const char *e, int type)
 {
     lua_State *L = m->L;
-    if (type == LUA_TFUNCTION) {
-        lua_pushvalue(L, 3);
-        int n = push_captures(m, s, e);
-        lua_call(L, n, 1);
-    } else if (type == LUA_TTABLE) {
-        push_capture(m, 0, s, e);
-        lua_gettable(L, 3);
-    } else {
+    if (type != LUA_TFUNCTION && type != LUA_TTABLE) {
         add_string(m, b, s, e);
         return;
     }
+    if (type == LUA_TFUNCTION) {
+        lua_pushvalue(L, 3);
+        int n = push_captures(m, s, e);
+        settle(m); /* the function may raise */
+        lua_call(L, n, 1);
+    } else {
+        push_capture(m, 0, s, e);
+        settle(m); /* an __index may raise */
+        lua_gettable(L, 3);
+    }
     if (!lua_toboolean(L, -1)) { /* nil or false: the original text */
         lua_pop(L, 1);
-        luaL_addlstring(b, s, (size_t)(e - s));
+        add_text(m, b, s, (size_t)(e - s));
     } else if (!lua_isstring(L, -1)) {
-        luaL_error(L, "invalid replacement value (a %s)", luaL_typename(L, -1));
+        pm_error(m, "invalid replacement value (a %s)", luaL_typename(L, -1));
     } else {
+        size_t l;
+        lua_tolstring(L, -1, &l); /* a number made text, as luaL_addvalue would */
+        charge(m, l / COPY_BYTES);
         luaL_addvalue(b);
     }
 }
@@ -552,14 +606,14 @@ static int p_gsub(lua_State *L)
     ** match starts: a match tried there is one step, and the character is
     ** copied. Those runs go at once (a template's text between its
     ** {{placeholders}}: trying each position was most of a feedback's
-    ** rendering), charged the same steps. */
+    ** rendering), a step and their bytes searched and copied. */
     int first = anchor ? -1 : first_char(p, lp);
     while (n < max) {
         if (first >= 0 && src < m.se && uc(*src) != first) {
             const char *to = memchr(src, first, (size_t)(m.se - src));
             if (!to) to = m.se;
-            charge_steps(&m, (size_t)(to - src));
-            luaL_addlstring(&b, src, (size_t)(to - src));
+            step(&m);
+            add_text(&m, &b, src, (size_t)(to - src));
             src = to;
             continue;
         }
@@ -576,14 +630,15 @@ static int p_gsub(lua_State *L)
         }
         if (anchor) break;
     }
-    luaL_addlstring(&b, src, (size_t)(m.se - src));
+    add_text(&m, &b, src, (size_t)(m.se - src));
+    settle(&m);
     luaL_pushresult(&b);
     lua_pushinteger(L, n);
     return 2;
 }
 
-/* coax.patterns([tick]) -> {find, match, gmatch, gsub} calling tick every
-** TICK steps of matching. */
+/* coax.patterns([tick]) -> {find, match, gmatch, gsub} calling tick(steps)
+** every TICK steps of matching and as each call ends. */
 static int l_patterns(lua_State *L)
 {
     if (!lua_isnoneornil(L, 1)) luaL_checktype(L, 1, LUA_TFUNCTION);
