@@ -37,7 +37,8 @@ describe("attack 10: an object's coercion trials are built once, not once per er
 
   it("5,000 and 20,000 undeclared members: all kept with their errors, in linear work", function()
     local r
-    local ratio = H.scaling_ratio(function(n) r = coax.extract(members(n, "1"), FORBID) end, 5000, 4)
+    local texts = { [5000] = members(5000, "1"), [20000] = members(20000, "1") }
+    local ratio = H.scaling_ratio(function(n) r = coax.extract(texts[n], FORBID) end, 5000, 4)
     assert.are.same({ false, 5000, 'property "z1" is not allowed', "/z5000", 0 }, -- the last run is n's
       { r.valid, #r.errors, r.errors[1].error, r.errors[5000].instanceLocation, #r.coercions })
     assert.is_true(ratio < 8, ("ratio %.1f"):format(ratio))
@@ -51,7 +52,10 @@ describe("attack 10: an object's coercion trials are built once, not once per er
     local s = coax.schema('{"anyOf":[{"type":"object","properties":{"a":{}},"additionalProperties":false},'
       .. '{"type":"object","properties":{"a":{},"b":{}},"additionalProperties":false}]}')
     local r
-    local ratio = H.scaling_ratio(function(n) r = coax.extract(members(n, "1"):gsub("^{", '{"a":1,'), s) end, 1000, 4)
+    -- the texts made before: the work timed is the extraction's alone
+    local texts = {}
+    for _, n in ipairs({ 1000, 4000 }) do texts[n] = members(n, "1"):gsub("^{", '{"a":1,') end
+    local ratio = H.scaling_ratio(function(n) r = coax.extract(texts[n], s) end, 1000, 4)
     assert.are.same({ true, 1000, '{"a":1}' }, { r.valid, #r.coercions, coax.json.encode(r.value) })
     assert.is_true(ratio < 8, ("ratio %.1f"):format(ratio))
   end)
