@@ -258,9 +258,8 @@ return function(loader, coax_module, limit_hit, vm)
   -- Lua's pattern functions run in C, where the instruction count never
   -- looks (("a"):rep(2000):find(".-.-.-b") would run for hours): these
   -- behave the same (engine/script/lib_pattern.c) and hand their steps to
-  -- charge, an instruction a step (a step takes 1.3 to 4.5 times the time of
-  -- an instruction of `while true do end`), so matching is charged to the
-  -- script's budget and stops with it about as soon as a loop in Lua would.
+  -- charge, an instruction a step, so matching is charged to the script's
+  -- budget and stops with it about as soon as a loop in Lua would.
   local patterns = coax_module.patterns(charge)
   coax_module.patterns = nil
   local function string_functions()
