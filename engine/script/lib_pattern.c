@@ -91,8 +91,9 @@ static int uc(char c) { return (unsigned char)c; }
 
 /* What reading the item from p to ep once costs beyond its one step: a set
 ** is read whole (item_end, set_has), so a set of megabytes costs megabytes
-** a step; it is charged a step for every SET_BYTES of it. */
-#define SET_BYTES 32
+** a step; it is charged a step for every SET_BYTES of it (32 undercharged
+** sets of %d classes, a call each, 20 times). */
+#define SET_BYTES 8
 static size_t item_cost(const char *p, const char *ep) { return *p == '[' ? (size_t)(ep - p) / SET_BYTES : 0; }
 
 /* %a, %d, ... (their upper case: the complement); any other: itself. */
@@ -128,11 +129,13 @@ static const char *item_end(pm *m, const char *p)
         const char *q = p + 1;
         if (q < m->pe && *q == '^') q++;
         for (;;) { /* the first character is always in the set: "[]]" */
-            if (q >= m->pe) pm_error(m, "malformed pattern (missing ']')");
+            if (q >= m->pe) break;
             if (*q++ == '%' && q < m->pe) q++;
-            if (q >= m->pe) pm_error(m, "malformed pattern (missing ']')");
+            if (q >= m->pe) break;
             if (*q == ']') return q + 1;
         }
+        charge(m, (size_t)(q - p) / SET_BYTES); /* read to the pattern's end: 4 MB a call, uncharged */
+        pm_error(m, "malformed pattern (missing ']')");
     }
     return p + 1;
 }
@@ -291,7 +294,7 @@ static const char *do_match(pm *m, const char *s, const char *p)
                 p += 2;
                 if (p >= m->pe || *p != '[') pm_error(m, "missing '[' after '%%f' in pattern");
                 const char *ep = item_end(m, p);
-                charge(m, item_cost(p, ep));
+                charge(m, 1 + 3 * item_cost(p, ep)); /* the set read three times */
                 int before = s == m->s0 ? 0 : uc(s[-1]);
                 int here = s < m->se ? uc(*s) : 0;
                 if (set_has(before, p, ep - 1) || !set_has(here, p, ep - 1)) goto done;
@@ -305,8 +308,10 @@ static const char *do_match(pm *m, const char *s, const char *p)
                 continue;
             }
         }
+        /* a step an item: one that matches once or not at all moves on here, with
+        ** no call of do_match, and a pattern of 8 million of them was 27 s a call */
         const char *ep = item_end(m, p);
-        charge(m, item_cost(p, ep));
+        charge(m, 1 + item_cost(p, ep));
         char q = ep < m->pe ? *ep : '\0';
         if (!one(m, s, p, ep)) {
             if (q == '*' || q == '?' || q == '-') { /* zero of them */
@@ -372,7 +377,7 @@ static void push_capture(pm *m, int i, const char *s, const char *e)
 static int push_captures(pm *m, const char *s, const char *e)
 {
     int n = m->level == 0 && s ? 1 : m->level;
-    luaL_checkstack(m->L, n, "too many captures");
+    luaL_checkstack(m->L, n + 2, "too many captures"); /* and settle's two */
     for (int i = 0; i < n; i++) push_capture(m, i, s, e);
     return n;
 }
@@ -408,6 +413,7 @@ static int find_aux(lua_State *L, int find)
     }
     pm m;
     prepare(&m, L, s, ls, p, lp, tick_index(L));
+    charge(&m, lp / COPY_BYTES); /* the pattern read for specials: 4 MB a call, uncharged */
     if (find && (lua_toboolean(L, 4) || !has_specials(p, lp))) { /* a plain search */
         if (lp == 0) {
             lua_pushinteger(L, (lua_Integer)init + 1);
