@@ -174,6 +174,22 @@ describe("the instruction budget", function()
       "local r = ('x'):rep(1 << 20) for i = 1, 1e6 do ('ab'):gsub('', r) end" },
     { "gsub of a megabyte that holds no match, a million times",
       "local s = ('a'):rep(1 << 20) for i = 1, 1e6 do s:gsub('b', 'c') end" },
+    -- attack on the change: an item that matches once or not at all moved on uncharged (a step
+    -- was a call of do_match), so one find with a pattern of 8 million 'b?' ran 27.5 s in one
+    -- call, past the budget's time; the pattern's own bytes were read uncharged (its specials
+    -- sought, an unclosed set's end), and a set of %d classes cost 20 times its charge
+    { "find with a pattern of 8 million optional items, in one call",
+      "return (('a'):rep(2000):find(('b?'):rep(8000000) .. 'c'))" },
+    { "find with a pattern of 200 optional items, a billion times",
+      "local P, s = ('b?'):rep(200) .. 'c', ('a'):rep(1000) for i = 1, 1e9 do s:find(P) end" },
+    { "find with a pattern of 100,000 frontiers, a billion times",
+      "local P = ('%f[x]'):rep(100000) for i = 1, 1e9 do ('x'):find(P) end" },
+    { "find of a plain pattern of 4 MB in an empty subject, a billion times",
+      "local P = ('a'):rep(4000000) for i = 1, 1e9 do (''):find(P) end" },
+    { "match with an unclosed set of 4 MB, under pcall, a billion times",
+      "local P = '[' .. ('a'):rep(4000000) for i = 1, 1e9 do pcall(string.match, 'x', P) end" },
+    { "find with a set of 100,000 %d classes, a billion times",
+      "local P, s = '[' .. ('%d'):rep(100000) .. ']', ('a'):rep(100000) for i = 1, 1e9 do s:find(P) end" },
     { "string.rep of 200 KB, a million times", "for i = 1, 1e6 do local s = ('ab'):rep(100000) end" },
     -- attack round 3: one 1 MiB message 2,000 times was 6.2 s of C in one call
     { "coax.tokens_chat of one long message many times",
