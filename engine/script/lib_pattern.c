@@ -572,9 +572,8 @@ static void add_value(pm *m, luaL_Buffer *b, const char *s, const char *e, int t
     } else if (!lua_isstring(L, -1)) {
         pm_error(m, "invalid replacement value (a %s)", luaL_typename(L, -1));
     } else {
-        size_t l;
-        lua_tolstring(L, -1, &l); /* a number made text, as luaL_addvalue would */
-        charge(m, l / COPY_BYTES);
+        lua_tolstring(L, -1, NULL); /* a number made text, as luaL_addvalue would */
+        charge(m, lua_rawlen(L, -1) / COPY_BYTES);
         luaL_addvalue(b);
     }
 }
