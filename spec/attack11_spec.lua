@@ -38,7 +38,10 @@ describe("attack 11: comparing and joining long strings is charged as it runs", 
     it("a loop of `" .. c[1] .. "` on strings of 4 MB and of 16 MB stops at the limit in the same work", function()
       local r
       local ratio = H.scaling_ratio(function(n)
-        r = run(("local a, b = ('a'):rep(%d), ('a'):rep(%d) for i = 1, 1e9 do %s end "
+        -- made by doubling: string.rep charges its bytes (16 MB: 2,000,000), and the loop would
+        -- never run on this budget
+        r = run(("local function big(n) local s = 'a' while #s < n do s = s .. s end return s end "
+          .. "local a, b = big(%d), big(%d) for i = 1, 1e9 do %s end "
           .. "return { schema = {}, prompt = 'x' }"):format(n, n, c[2]), { lua_instructions = 1000000 })
       end, 1 << 22, 4)
       assert.are.same({ "limit", "limit", STOPPED }, stopped(r))
