@@ -392,8 +392,10 @@ static size_t start_at(lua_Integer pos, size_t len)
     return len + (size_t)pos + 1;
 }
 
-static int has_specials(const char *p, size_t lp)
+/* Whether pattern p has a special character: a read of it whole, charged. */
+static int has_specials(pm *m, const char *p, size_t lp)
 {
+    charge(m, lp / COPY_BYTES); /* 4 MB read a call went uncharged */
     for (size_t i = 0; i < lp; i++)
         if (coax_byte_in("^$*+?.([%-", p[i])) return 1;
     return 0;
@@ -413,8 +415,7 @@ static int find_aux(lua_State *L, int find)
     }
     pm m;
     prepare(&m, L, s, ls, p, lp, tick_index(L));
-    charge(&m, lp / COPY_BYTES); /* the pattern read for specials: 4 MB a call, uncharged */
-    if (find && (lua_toboolean(L, 4) || !has_specials(p, lp))) { /* a plain search */
+    if (find && (lua_toboolean(L, 4) || !has_specials(&m, p, lp))) { /* a plain search */
         if (lp == 0) {
             lua_pushinteger(L, (lua_Integer)init + 1);
             lua_pushinteger(L, (lua_Integer)init);
@@ -511,6 +512,15 @@ static void add_text(pm *m, luaL_Buffer *b, const char *t, size_t n)
     luaL_addlstring(b, t, n);
 }
 
+/* Adds the string on top of the stack to the result, a step every
+** COPY_BYTES of it; charged with the value on top, which leaves the stack
+** balanced, as the buffer wants. */
+static void add_top(pm *m, luaL_Buffer *b)
+{
+    charge(m, lua_rawlen(m->L, -1) / COPY_BYTES);
+    luaL_addvalue(b);
+}
+
 /* Adds the replacement string for a match from s to e: %0-%9 and %%. */
 static void add_string(pm *m, luaL_Buffer *b, const char *s, const char *e)
 {
@@ -536,10 +546,9 @@ static void add_string(pm *m, luaL_Buffer *b, const char *s, const char *e)
                 add_text(m, b, s, (size_t)(e - s));
             } else {
                 push_capture(m, *pc - '1', s, e);
-                luaL_tolstring(L, -1, &l);
+                luaL_tolstring(L, -1, NULL);
                 lua_remove(L, -2);
-                charge(m, l / COPY_BYTES); /* settles with the value on top: balanced, as the buffer wants */
-                luaL_addvalue(b);
+                add_top(m, b);
             }
         } else {
             pm_error(m, "invalid use of '%%' in replacement string");
@@ -573,8 +582,7 @@ static void add_value(pm *m, luaL_Buffer *b, const char *s, const char *e, int t
         pm_error(m, "invalid replacement value (a %s)", luaL_typename(L, -1));
     } else {
         lua_tolstring(L, -1, NULL); /* a number made text, as luaL_addvalue would */
-        charge(m, lua_rawlen(L, -1) / COPY_BYTES);
-        luaL_addvalue(b);
+        add_top(m, b);
     }
 }
 
