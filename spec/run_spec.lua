@@ -318,6 +318,46 @@ describe("coax.run", function()
       feedback.render("validation", ctx))
   end)
 
+  -- "fresh" and "last" render the first prompt every attempt: a text that
+  -- names only the session's values (prompt, schema, steps, max_attempts) is
+  -- kept in ctx.rendered and given back while they stay the same.
+  it("keeps a rendered text that names only the session's values", function()
+    local feedback = require "coax.feedback"
+    local ctx = { prompt = "P", schema_text = "S", attempt = 2, max_attempts = 3, rendered = {} }
+    local first = feedback.render("first", ctx)
+    assert.are.equal("P\n\nReply with JSON that matches this JSON Schema:\nS", first)
+    assert.are.equal(first, ctx.rendered.first.text)
+    ctx.rendered.first.text = "kept" -- given back, not rendered again
+    ctx.attempt = 3
+    assert.are.equal("kept", feedback.render("first", ctx))
+    -- any of the session's values changed, or the template: rendered again
+    for _, change in ipairs({ { "prompt", "Q" }, { "schema_text", "T" }, { "max_attempts", 4 }, { "tools", true } }) do
+      local c = { prompt = "P", schema_text = "S", attempt = 2, max_attempts = 3, rendered = { first = ctx.rendered.first } }
+      c[change[1]] = change[2]
+      assert.are_not.equal("kept", feedback.render("first", c))
+    end
+    assert.are.equal("P!", feedback.render("first", ctx, { first = "{{prompt}}!" }))
+    -- a template that names the attempt is never kept
+    local mine = { first = "{{attempt}} {{prompt}}" }
+    local c = { prompt = "P", attempt = 2, max_attempts = 3, rendered = {} }
+    assert.are.equal("2 P", feedback.render("first", c, mine))
+    assert.is_nil(c.rendered.first)
+    c.attempt = 3
+    assert.are.equal("3 P", feedback.render("first", c, mine))
+  end)
+
+  for _, how in ipairs({ "fresh", "last" }) do
+    -- on a retry, {{attempt}} is the failed attempt's number, as in the feedback
+    it("renders a first prompt that names the attempt afresh each attempt (" .. how .. ")", function()
+      local r = run(recipe((', strategy = "%s", feedback = { first = "Try {{attempt}}: {{prompt}}" }'):format(how)),
+        { '{"name": "Ada"}', '{"name": "Ada"}', GOOD })
+      assert.are.equal("ok", r.outcome)
+      for n, shown in ipairs({ 1, 1, 2 }) do
+        assert.are.equal("Try " .. shown .. ": Extract the person from: Ada is 36.", H.conversation(r, n)[1].content)
+      end
+    end)
+  end
+
   it("renders feedback from the recipe's templates", function()
     local r = run(recipe([[, feedback = { validation = "Wrong ({{attempt}}/{{max_attempts}}):\n{{errors}}" }]]),
       { '{"name": "Ada"}', GOOD })

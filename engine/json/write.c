@@ -57,6 +57,19 @@ static inline __attribute__((always_inline)) size_t plain_run(const char *s, siz
     return i;
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* How many of a little-endian word's bytes, from its first, are copied as
+** is. A borrow of the subtractions starts only at a byte that stops, so it
+** can flag bytes after the first that stops, never one before it. */
+static inline unsigned plain_bytes(uint64_t w)
+{
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    uint64_t q = w ^ (ones * '"'), k = w ^ (ones * '\\');
+    uint64_t stop = (w | (w - ones * 0x20) | ((q - ones) & ~q) | ((k - ones) & ~k)) & highs;
+    return stop ? (unsigned)__builtin_ctzll(stop) / 8 : 8;
+}
+#endif
+
 /* Appends the JSON text of the byte at s[*i] (a byte plain_run stopped at)
 ** to o and moves *i past what it took. A byte that does not begin a valid
 ** UTF-8 sequence (a raw model reply, a script's text cut mid-character) is
@@ -119,6 +132,27 @@ void coax_buf_put_json_string(coax_buf *b, const char *s, size_t len)
             } else
 #endif
             if (end - i < 16) { /* a short string or a piece's tail: no copy call for a few bytes */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+                /* a word a store, as the blocks above: eight bytes, then the
+                ** last eight of the piece shifted down past what is done
+                ** (the zeros shifted in stop the count at the piece's end) */
+                size_t plain = 8;
+                if (end - i >= 8) {
+                    uint64_t w;
+                    memcpy(&w, s + i, 8);
+                    memcpy(o, &w, 8);
+                    plain = plain_bytes(w);
+                    i += plain, o += plain;
+                }
+                if (plain == 8 && i < end && end >= 8) {
+                    uint64_t w;
+                    memcpy(&w, s + end - 8, 8);
+                    w >>= 8 * (8 - (end - i));
+                    memcpy(o, &w, 8);
+                    plain = plain_bytes(w);
+                    i += plain, o += plain;
+                }
+#endif
                 while (i < end && !escape_of[(unsigned char)s[i]]) *o++ = s[i++];
                 if (i == end) break;
             } else { /* without SSE2 */

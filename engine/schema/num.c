@@ -231,8 +231,47 @@ static int multiple_long(const dnum *a, const char *x, const dnum *b, const char
     return big_divides(&whole, x, a->first, a->last, (size_t)k); /* k < p or q: a few hundred zeros at most */
 }
 
+/* A number written as plain digits with at most one point and no exponent,
+** 19 digits at most: the digits as an integer and how many follow the point.
+** Most instances and divisors are (49.5, 0.01): read at once, not as dnums. */
+static bool plain_decimal(const char *t, size_t n, uint64_t *digits, unsigned *after)
+{
+    size_t i = n && t[0] == '-';
+    uint64_t v = 0;
+    unsigned count = 0, point = 0;
+    bool seen = false;
+    for (; i < n; i++) {
+        if (t[i] >= '0' && t[i] <= '9') {
+            if (++count > 19) return false;
+            v = v * 10 + (uint64_t)(t[i] - '0');
+            point += seen;
+        } else if (t[i] == '.' && !seen) {
+            seen = true;
+        } else {
+            return false;
+        }
+    }
+    *digits = v, *after = point;
+    return count > 0;
+}
+
 int coax_num_multiple(const char *x, size_t xn, const char *d, size_t dn)
 {
+    static const uint64_t pow10[20] = {1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u,
+                                       100000000u, 1000000000u, 10000000000u, 100000000000u,
+                                       1000000000000u, 10000000000000u, 100000000000000u,
+                                       1000000000000000u, 10000000000000000u, 100000000000000000u,
+                                       1000000000000000000u, 10000000000000000000u};
+    uint64_t xd, dd, xs, ds;
+    unsigned xa, da;
+    if (plain_decimal(x, xn, &xd, &xa) && plain_decimal(d, dn, &dd, &da)) {
+        if (xd == 0) return 1;
+        if (dd == 0) return 0;
+        /* both at the finer point: x = xs / 10^k, d = ds / 10^k */
+        unsigned k = xa > da ? xa : da;
+        if (!__builtin_mul_overflow(xd, pow10[k - xa], &xs) && !__builtin_mul_overflow(dd, pow10[k - da], &ds))
+            return xs % ds == 0;
+    }
     dnum a, b;
     dnum_of(x, xn, &a);
     dnum_of(d, dn, &b);

@@ -503,12 +503,13 @@ void session_push_failure(coax_session *s, lua_State *L, const char *kind, const
         ** 8.8 KB, were 1.9 MB of indentation in the next prompt. */
         s->sent.len = 0;
         s->sent.oom = false;
-        coax_write_buf(&s->sent, sent, 0);
         size_t extra = coax_pretty_extra(s->sent.alloc, sent);
-        if (!s->sent.oom && extra <= s->sent.len + 4096) {
-            s->sent.len = 0;
-            coax_write_buf(&s->sent, sent, COAX_WRITE_PRETTY);
+        if (extra > 4096) { /* the compact text's length decides; below that any is long enough */
+            coax_write_buf(&s->sent, sent, 0);
+            if (s->sent.oom || extra > s->sent.len + 4096) extra = SIZE_MAX;
+            else s->sent.len = 0;
         }
+        if (extra != SIZE_MAX) coax_write_buf(&s->sent, sent, COAX_WRITE_PRETTY);
         if (s->sent.oom) luaL_error(L, "out of memory");
         lua_pushlstring(L, s->sent.data, s->sent.len);
         lua_setfield(L, -2, "submission");

@@ -179,10 +179,30 @@ local derived = {
   end,
 }
 
+-- The placeholders whose values are the session's, the same every attempt.
+-- A template that names no other renders the same text each time: "fresh"
+-- and "last" render the first prompt, schema and all, on every attempt.
+local SESSION_NAMES = { "prompt", "schema", "first_step", "next_step", "max_attempts" }
+local SESSION_NAME = {}
+for _, name in ipairs(SESSION_NAMES) do SESSION_NAME[name] = true end
+
+-- The text memo (ctx.rendered, the session's) holds for `kind`, if it was
+-- rendered from this template and these values of the session's names.
+local function remembered(memo, kind, template, vars)
+  local hit = memo and memo[kind]
+  if not hit or hit.template ~= template then return nil end
+  for _, name in ipairs(SESSION_NAMES) do
+    if hit.values[name] ~= vars[name] then return nil end
+  end
+  return hit.text
+end
+
 --- Renders the feedback of `kind` ("validation", "parse", "rejection") or the
 -- "first" prompt for the attempt described by `ctx`.
 -- @tparam string kind
--- @tparam table ctx the attempt context (see coax.strategy)
+-- @tparam table ctx the attempt context (see coax.strategy); ctx.rendered,
+-- when present, is a table where texts that name only the session's values
+-- are kept for the next attempt
 -- @tparam[opt] table overrides templates from the recipe
 -- @treturn string
 function M.render(kind, ctx, overrides)
@@ -198,11 +218,15 @@ function M.render(kind, ctx, overrides)
     next_step = ctx.tools and "call validate_json with the corrected JSON, then submit it"
       or "reply with the corrected JSON only",
   }
+  local text = remembered(ctx.rendered, kind, template, vars)
+  if text then return text end
   -- part(name): a placeholder's text, a derived one made the first time a
   -- template names it; fill(template): the template with each one's text
   local part
+  local session_only = true
   local function fill(t) return (t:gsub(PLACEHOLDER, part)) end
   part = function(name)
+    if not SESSION_NAME[name] then session_only = false end
     local v = vars[name]
     if v == nil then
       local make = derived[name]
@@ -212,7 +236,13 @@ function M.render(kind, ctx, overrides)
     end
     return tostring(v)
   end
-  return fill(template)
+  text = fill(template)
+  if session_only and ctx.rendered then
+    local values = {}
+    for _, name in ipairs(SESSION_NAMES) do values[name] = vars[name] end
+    ctx.rendered[kind] = { template = template, values = values, text = text }
+  end
+  return text
 end
 
 return M

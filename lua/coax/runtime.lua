@@ -78,6 +78,7 @@ function M.new_session(recipe, input, host)
     max_attempts = host.max_attempts or r.max_attempts or host.default_max_attempts,
     max_class = r.max_class,
     context_budget = r.context_budget, budget = r.budget or {},
+    rendered = {}, -- texts of templates that name only the session's values (coax.feedback)
     stream = stream_options(r.stream, spec, agent),
   }
   return S
@@ -93,7 +94,7 @@ local function context(S, info)
   ctx.schema_text, ctx.schema_in_request = S.schema_text, in_request
   ctx.max_attempts, ctx.messages = S.max_attempts, S.messages
   ctx.context_budget, ctx.templates = S.context_budget, S.recipe.feedback
-  ctx.estimate = S.estimate
+  ctx.estimate, ctx.rendered = S.estimate, S.rendered
   ctx.tools = S.agent_spec.mode == "tools"
   return ctx
 end

@@ -114,6 +114,42 @@ static void test_strings_escape_as_the_reference_does_at_any_length(void)
     coax_buf_free(&b);
 }
 
+/* Strings under 16 bytes, and the tails of longer ones, go a word at a
+** time (json/write.c): one of these bytes at every place of texts of 0 to
+** 24 bytes, or two up to a word apart, each text in an allocation of exactly its size, so a read
+** past its end is a sanitizer's error. */
+static void test_short_strings_escape_as_the_reference_does_byte_by_byte(void)
+{
+    static const unsigned char odd[] = {0x00, 0x01, 0x08, 0x1f, 0x20, 0x21, '"', '\\', '/', 0x7f,
+                                        0x80, 0xa9, 0xc3, 0xe2, 0xff, 'a'};
+    int mismatches = 0, cases = 0;
+    for (size_t len = 0; len <= 24; len++) {
+        for (size_t i = 0; i < len || (len == 0 && i == 0); i++) {
+            for (size_t j = i; j <= i + 8 && (j < len || (len == 0 && j == 0)); j++) { /* a word apart at most */
+                for (size_t a = 0; a < sizeof odd; a++) {
+                    for (size_t c = 0; c < (j == i ? 1 : sizeof odd); c++) {
+                        char *s = malloc(len ? len : 1);
+                        memset(s, 'k', len);
+                        if (len) s[i] = (char)odd[a], s[j] = (char)odd[j == i ? a : c];
+                        coax_buf got, want;
+                        coax_buf_init(&got, NULL);
+                        coax_buf_init(&want, NULL);
+                        coax_buf_put_json_string(&got, s, len);
+                        reference_escape(&want, s, len);
+                        mismatches += got.len != want.len || memcmp(got.data, want.data, got.len);
+                        cases++;
+                        coax_buf_free(&got);
+                        coax_buf_free(&want);
+                        free(s);
+                    }
+                }
+            }
+        }
+    }
+    CHECK_INT(mismatches, 0);
+    CHECK_INT(cases, 16 + 16 * 300 + 256 * 1620); /* 1,620 pairs of places up to 8 apart */
+}
+
 static void test_objects_keep_order_and_last_duplicate_wins(void)
 {
     CHECK_STR(roundtrip("{\"b\":1,\"a\":2,\"b\":3}", 0), "{\"b\":3,\"a\":2}");
@@ -371,6 +407,7 @@ static void test_invisible_characters_and_c1_controls(void)
     X(test_numbers_keep_their_text)                        \
     X(test_strings_are_decoded_and_escaped_minimally)      \
     X(test_strings_escape_as_the_reference_does_at_any_length) \
+    X(test_short_strings_escape_as_the_reference_does_byte_by_byte) \
     X(test_objects_keep_order_and_last_duplicate_wins)     \
     X(test_pretty_output)                                  \
     X(test_strict_errors_have_positions)                   \
