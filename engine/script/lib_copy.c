@@ -32,7 +32,16 @@ static void copy_rec(copying *c, int idx, size_t depth)
         luaL_error(L, "%s: nesting deeper than %d (or a cycle)", coax_code_name(COAX_EDEPTH), (int)c->max_depth);
     if (coax_stack_short()) luaL_error(L, "%s: nesting %s", coax_code_name(COAX_EDEPTH), COAX_STACK_WHY);
     luaL_checkstack(L, 8, "JSON nesting");
-    lua_newtable(L);
+    /* made at its size: grown a key at a time, a message's two keys and its
+    ** key order list's two items cost more rehashing than copying */
+    size_t entries = 0, items = lua_rawlen(L, idx);
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        entries++;
+    }
+    if (items > entries) items = entries;
+    lua_createtable(L, items < INT_MAX ? (int)items : 0, entries - items < INT_MAX ? (int)(entries - items) : 0);
     int copy = lua_gettop(L);
     lua_pushvalue(L, idx);
     lua_pushvalue(L, copy);
@@ -71,7 +80,7 @@ void lcoax_push_plain_list(lua_State *L, int list, int prefix, lua_Integer kept,
     luaL_checkstack(L, 8, "JSON nesting");
     lua_createtable(L, n < INT_MAX ? (int)n : 0, 0);
     int out = lua_gettop(L);
-    lua_newtable(L);
+    lua_createtable(L, 0, 8); /* the memo: a few messages and their key order lists */
     luaL_getmetatable(L, LCOAX_ARRAY);
     luaL_getmetatable(L, LCOAX_OBJECT);
     luaL_getmetatable(L, LCOAX_NUMBER);
