@@ -332,7 +332,8 @@ describe("coax.run", function()
     assert.are.equal("kept", feedback.render("first", ctx))
     -- any of the session's values changed, or the template: rendered again
     for _, change in ipairs({ { "prompt", "Q" }, { "schema_text", "T" }, { "max_attempts", 4 }, { "tools", true } }) do
-      local c = { prompt = "P", schema_text = "S", attempt = 2, max_attempts = 3, rendered = { first = ctx.rendered.first } }
+      local c = { prompt = "P", schema_text = "S", attempt = 2, max_attempts = 3,
+        rendered = { first = ctx.rendered.first } }
       c[change[1]] = change[2]
       assert.are_not.equal("kept", feedback.render("first", c))
     end
