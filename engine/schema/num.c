@@ -238,12 +238,13 @@ static bool plain_decimal(const char *t, size_t n, uint64_t *digits, unsigned *a
 {
     size_t i = n && t[0] == '-';
     uint64_t v = 0;
-    unsigned count = 0, point = 0;
+    size_t count = 0, point = 0;
     bool seen = false;
     for (; i < n; i++) {
-        if (t[i] >= '0' && t[i] <= '9') {
-            if (++count > 19) return false;
-            v = v * 10 + (uint64_t)(t[i] - '0');
+        unsigned digit = (unsigned char)t[i] - (unsigned)'0';
+        if (digit < 10) {
+            v = v * 10 + digit; /* past 19 digits it wraps, and is not used */
+            count++;
             point += seen;
         } else if (t[i] == '.' && !seen) {
             seen = true;
@@ -251,8 +252,8 @@ static bool plain_decimal(const char *t, size_t n, uint64_t *digits, unsigned *a
             return false;
         }
     }
-    *digits = v, *after = point;
-    return count > 0;
+    *digits = v, *after = (unsigned)point; /* point <= count <= 19 when it is read */
+    return count > 0 && count <= 19;
 }
 
 int coax_num_multiple(const char *x, size_t xn, const char *d, size_t dn)
