@@ -632,13 +632,22 @@ static punct_end punct_from_cl100k(const unsigned char *s, size_t n, size_t i, u
     return punct_from(s, n, i, b, w, false);
 }
 
+/* No token of o200k's or cl100k's holds more than 128 code points of one
+** piece (the longest are runs of spaces: 10,000 spaces are 79 tokens; a run
+** of one punctuation mark, 64 a token): the least a code point past
+** TOK_MAXLEN adds, in 1/TOK_SCALE token. */
+#define TOK_LEAST_SLOPE (TOK_SCALE / 128)
+
 /* row_weight past TOK_MAXLEN code points: the last weight and a slope. Out
-** of line, as a piece this long is rare. */
+** of line, as a piece this long is rare. The fit left a slope of 0 on the
+** rows it saw no longer piece of (punctuation, spaces), which held such a
+** piece to its last weight whatever its length (10,000 spaces were 1 token,
+** 100 KB of one symbol 24): no row adds less than TOK_LEAST_SLOPE. */
 static __attribute__((noinline)) uint64_t row_weight_long(const tok_model *m, size_t row,
                                                           size_t nchars)
 {
-    return m->weight[row * TOK_MAXLEN + TOK_MAXLEN - 1] +
-           (uint64_t)(nchars - TOK_MAXLEN) * m->slope[row];
+    uint64_t slope = m->slope[row] < TOK_LEAST_SLOPE ? TOK_LEAST_SLOPE : m->slope[row];
+    return m->weight[row * TOK_MAXLEN + TOK_MAXLEN - 1] + (uint64_t)(nchars - TOK_MAXLEN) * slope;
 }
 
 /* The weight of a piece of 'nchars' code points in 'row'. */

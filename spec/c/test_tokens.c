@@ -237,8 +237,9 @@ static void test_large_inputs_are_linear_and_exact_for_repeats(void)
     char *big = malloc(n);
     CHECK(big != NULL);
     if (!big) return;
-    memset(big, ' ', n); /* one whitespace run of 8 MiB */
-    CHECK(coax_tokens(COAX_ENC_O200K, big, n) >= 1);
+    memset(big, ' ', n); /* one whitespace run of 8 MiB: no token holds more than 128 spaces */
+    size_t spaces = coax_tokens(COAX_ENC_O200K, big, n);
+    CHECK(spaces >= n / 128 && spaces <= n / 128 + 2);
     memset(big, 'a', n); /* one letter piece of 8 MiB */
     CHECK(coax_tokens(COAX_ENC_CL100K, big, n) > 1000);
     for (size_t i = 0; i < n; i++) big[i] = "0123456789"[i % 10];
@@ -246,6 +247,32 @@ static void test_large_inputs_are_linear_and_exact_for_repeats(void)
     CHECK_INT(coax_tokens(COAX_ENC_O200K, big, n), (n + 2) / 3);
     CHECK_INT(coax_tokens(COAX_ENC_CL100K, big, n), (n + 2) / 3);
     free(big);
+}
+
+/* A piece longer than TOK_MAXLEN code points in a row the fit saw no longer
+** piece of (punctuation, spaces) was held to its last weight: 10,000 spaces
+** were 1 token (79 exact), "!?" x 5,000 26 (2,502), 100 KB of one symbol 24.
+** No token holds more than 128 code points of a piece, so each 128 past the
+** first 24 add one at least; a run of 80 dashes keeps its estimate. */
+static void test_long_runs_grow_a_token_per_128_code_points_at_least(void)
+{
+    static const char *const units[] = {" ", "-", "!?", ".-", "}]", "\xe2\x80\xa6", "\xef\xbf\xbd", "\xc2\xa0"};
+    static char s[4 * 10000 + 1];
+    for (int e = COAX_ENC_O200K; e <= COAX_ENC_CL100K; e++) {
+        for (size_t u = 0; u < sizeof units / sizeof *units; u++) {
+            size_t ulen = strlen(units[u]), cps = u == 2 || u == 3 || u == 4 ? 2 : 1, k = 10000 / cps;
+            for (size_t i = 0; i < k; i++) memcpy(s + i * ulen, units[u], ulen);
+            size_t t10k = coax_tokens((coax_encoding)e, s, k * ulen);
+            size_t t1k = coax_tokens((coax_encoding)e, s, k * ulen / 10);
+            CHECK(t10k >= 10000 / 128);
+            CHECK(t10k >= t1k + 9000 / 128 - 1);
+        }
+    }
+    memset(s, ' ', 10000); /* exact: 9 and 79 in both */
+    CHECK_INT(coax_tokens(COAX_ENC_O200K, s, 1000), 9);
+    CHECK_INT(coax_tokens(COAX_ENC_CL100K, s, 10000), 79);
+    memset(s, '-', 80);
+    CHECK_INT(coax_tokens(COAX_ENC_O200K, s, 80), 20);
 }
 
 static void test_encoding_names_round_trip(void)
@@ -366,6 +393,7 @@ static void test_held_out_sample_accuracy(void)
     X(test_space_lead_bytes_cover_the_table)               \
     X(test_capped_rows_stay_within_a_token_a_character)    \
     X(test_large_inputs_are_linear_and_exact_for_repeats)  \
+    X(test_long_runs_grow_a_token_per_128_code_points_at_least) \
     X(test_encoding_names_round_trip)                      \
     X(test_chat_adds_openai_framing)                       \
     X(test_held_out_sample_accuracy)
