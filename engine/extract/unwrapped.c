@@ -213,7 +213,7 @@ coax_code coerce_wrapped_items_place(coerce_ctx *c, const coax_value *value, con
         w[n++] = (wrapped){p, plen, strtoul(p + plen + 1, NULL, 10), i};
         if (plen > longest) longest = plen;
     }
-    qsort(w, n, sizeof *w, by_list);
+    if (n) qsort(w, n, sizeof *w, by_list); /* w is NULL for none, which qsort may not take */
     char *scratch = coax_arena_alloc(c->arena, longest + 1); /* a token's escapes undone */
     if (!scratch) return COAX_ENOMEM;
     /* Each list's wrapped items together: the first wrapped item "/0" (in the log's order) of a list of two or
