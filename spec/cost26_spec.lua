@@ -67,12 +67,8 @@ end)
 -- 4.0 s where extracting the reply took 0.15 s). Each now goes through an index of the object built once.
 describe("cost 26: a streamed reply's wide objects", function()
   local dir
-  setup(function()
-    dir = os.tmpname()
-    os.remove(dir)
-    assert(os.execute("mkdir -p " .. H.quote(dir)))
-  end)
-  teardown(function() os.execute("rm -rf " .. H.quote(dir)) end)
+  setup(function() dir = H.tmpdir() end)
+  teardown(function() H.rmtree(dir) end)
 
   -- A session whose agent streams n members (the values from value(i)) with a partial shown before the
   -- reply closes, under a schema of n declared names (each behind a "$ref" when refs).
@@ -83,20 +79,17 @@ describe("cost 26: a streamed reply's wide objects", function()
       defs[i] = ('"d%d":{"type":"integer"}'):format(i)
     end
     local schema = dir .. ("/s%d%s.json"):format(n, refs and "r" or "")
-    local f = assert(io.open(schema, "w"))
-    f:write('{"type":"object","properties":{', table.concat(props, ","), '},"$defs":{', table.concat(defs, ","), "}}")
-    f:close()
+    H.write(schema, '{"type":"object","properties":{' .. table.concat(props, ",") .. '},"$defs":{'
+      .. table.concat(defs, ",") .. "}}")
     local members = {}
     for i = 1, n do members[i] = ('"k%d": %s'):format(i, value(i)) end
     local recipe = dir .. ("/r%d%s.lua"):format(n, refs and "r" or "")
-    f = assert(io.open(recipe, "w"))
-    f:write(([[local coax = require "coax"
+    H.write(recipe, ([[local coax = require "coax"
 local body = %q
 return { schema = %q, prompt = "x", max_attempts = 1, stream = { every_ms = 0, partials = true },
   agent = { stream = true, call = function(request)
     request.on_text(body); coax.sleep(1); return { text = body .. "}" } end } }]]):format(
       "{" .. table.concat(members, ", "), schema))
-    f:close()
     return recipe
   end
 
