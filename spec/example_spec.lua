@@ -248,8 +248,9 @@ describe("coax example (command)", function()
         .. '"items":{"type":"array","minItems":1000}}}'
       local out, err, code = example(s)
       assert.are.same({ "", 4 }, { out, code })
+      -- no stand-in (null) is shown as the closest attempt: it said "expected array, got null"
       assert.are.equal("coax example: no valid instance found for this schema within the step limit "
-        .. "(--steps N raises it); the closest attempt fails:\n  at \"\" (/type): expected array, got null\n", err)
+        .. "(--steps N raises it)\n", err)
       out, err, code = example('{"type":"array","minItems":3,"items":{"type":"array","minItems":3}}', "--steps", "100")
       assert.are.same({ "[[null,null,null],[null,null,null],[null,null,null]]", "", 0 }, { out, err, code })
     end)

@@ -23,6 +23,7 @@
 #include "example/example.h"
 #include "base/stack.h"
 #include "schema/compiled.h" /* coax_schema_run: validation from a subschema */
+#include "schema/map.h"
 
 #define EX_DEFAULT_DEPTH 32
 #define EX_MAX_DEPTH 256 /* max_depth is capped here */
@@ -32,7 +33,9 @@
 /* Nested generation calls (instance levels and choices within them): the
 ** bound on the C stack, whatever the options say. */
 #define EX_MAX_NEST 2000
-#define EX_MAX_NAMES 1024
+/* A properties object with more members than this is looked up through an
+** index (member_conj). */
+#define EX_INDEX_MIN 16
 
 /* ---- conjunctions ----------------------------------------------------- */
 
@@ -317,22 +320,40 @@ typedef struct pname {
     bool required, include;
 } pname;
 
+/* An object's property names, in order, found through an index and with
+** the included ones counted as they change (include()): a scan for each
+** name, and a count of the included ones for each name added, were
+** quadratic in the names (16,000 required ones: 555 million instructions,
+** and a cap of 1,024 names whose example then failed "required"). */
 typedef struct names {
     pname *v;
     size_t n, cap;
+    size_t included;
+    smap index; /* name -> its place in v + 1 */
 } names;
 
-static pname *name_find(names *ns, const char *k, size_t kl)
+static void names_reset(names *ns)
 {
-    for (size_t i = 0; i < ns->n; i++)
-        if (ns->v[i].klen == kl && !memcmp(ns->v[i].key, k, kl)) return &ns->v[i];
-    return NULL;
+    ns->n = ns->included = 0;
+    ns->index = (smap){0};
+}
+
+static pname *name_find(const names *ns, const char *k, size_t kl)
+{
+    size_t i = (size_t)(uintptr_t)smap_get(&ns->index, k, kl);
+    return i ? &ns->v[i - 1] : NULL;
+}
+
+static void include(names *ns, pname *p, bool on)
+{
+    ns->included = ns->included - p->include + on;
+    p->include = on;
 }
 
 static pname *name_add(ex_ctx *c, names *ns, const char *k, size_t kl)
 {
     pname *p = name_find(ns, k, kl);
-    if (p || ns->n >= EX_MAX_NAMES) return p;
+    if (p) return p;
     if (ns->n == ns->cap) {
         size_t cap = ns->cap ? ns->cap * 2 : 16;
         pname *v = coax_arena_alloc(c->work, cap * sizeof *v);
@@ -343,16 +364,13 @@ static pname *name_add(ex_ctx *c, names *ns, const char *k, size_t kl)
         if (ns->n) memcpy(v, ns->v, ns->n * sizeof *v);
         ns->v = v, ns->cap = cap;
     }
+    if (!smap_put(&ns->index, c->work, k, kl, (void *)(uintptr_t)(ns->n + 1))) {
+        c->rc = COAX_ENOMEM;
+        return NULL;
+    }
     p = &ns->v[ns->n++];
     *p = (pname){k, kl, false, false};
     return p;
-}
-
-static size_t count_included(const names *ns)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < ns->n; i++) k += ns->v[i].include;
-    return k;
 }
 
 /* Property names: declared ones in order, then required ones, with the
@@ -378,7 +396,7 @@ static void collect_names(ex_ctx *c, const ex_conj *L, names *ns, size_t *minp, 
             if (w->op != OP_REQUIRED) continue;
             for (size_t j = 0; j < w->v->len; j++) {
                 pname *p = name_add(c, ns, w->v->u.items[j].u.text, w->v->u.items[j].len);
-                if (p) p->required = p->include = true;
+                if (p) p->required = true, include(ns, p, true);
             }
         }
     }
@@ -402,7 +420,7 @@ static bool apply_dep_required(ex_ctx *c, const ex_conj *L, names *ns)
                 for (size_t d = 0; d < m->value.len; d++) {
                     const coax_value *x = &m->value.u.items[d];
                     pname *q = name_add(c, ns, x->u.text, x->len);
-                    if (q && !q->include) q->include = q->required = changed = true;
+                    if (q && !q->include) q->required = changed = true, include(ns, q, true);
                 }
             }
         }
@@ -423,7 +441,7 @@ static ex_conj *apply_dep_schemas(ex_ctx *c, const ex_conj *L, const names *ns)
             for (size_t j = 0; j < w->v->len && j < w->nsubs; j++) {
                 const snode *d = w->subs[j];
                 if (!d) continue;
-                pname *p = name_find((names *)ns, w->v->u.members[j].key, w->v->u.members[j].klen);
+                pname *p = name_find(ns, w->v->u.members[j].key, w->v->u.members[j].klen);
                 if (!p || !p->include) continue;
                 bool have = d->kind == N_TRUE;
                 for (size_t x = 0; x < L->len && !have; x++) have = L->n[x] == d;
@@ -459,8 +477,50 @@ static bool pat_match(ex_ctx *c, const coax_regex *re, const char *k, size_t kl)
     return r == 1;
 }
 
-/* The subschemas that apply to member 'key' of an object of 'L'. */
-static ex_conj *member_conj(ex_ctx *c, const ex_conj *L, const char *key, size_t kl)
+/* A large "properties" object's names -> place + 1, unless a name is
+** there twice (a value a host built: the parser keeps one of each), when
+** it is scanned. */
+typedef struct prop_index {
+    smap names;
+    bool twice;
+} prop_index;
+
+/* Whether the "properties" object 'props' has a member named key[0..kl)
+** at or after *j, which it then sets: a large one through an index built
+** at its first look, into 'indexes' (one object's generation: its n names
+** looked up in n properties were n^2 comparisons). */
+static bool prop_next(ex_ctx *c, smap *indexes, const coax_value *props, const char *key, size_t kl, size_t *j)
+{
+    prop_index *ix = props->len > EX_INDEX_MIN ? smap_getp(indexes, props) : NULL;
+    if (props->len > EX_INDEX_MIN && !ix) {
+        if (!(ix = coax_arena_alloc(c->work, sizeof *ix)) || !smap_putp(indexes, c->work, props, ix)) {
+            c->rc = COAX_ENOMEM;
+            return false;
+        }
+        *ix = (prop_index){{0}, false};
+        for (size_t m = 0; m < props->len && !ix->twice; m++) {
+            const coax_member *x = &props->u.members[m];
+            ix->twice = smap_get(&ix->names, x->key, x->klen) != NULL;
+            if (!smap_put(&ix->names, c->work, x->key, x->klen, (void *)(uintptr_t)(m + 1))) {
+                c->rc = COAX_ENOMEM;
+                return false;
+            }
+        }
+    }
+    if (ix && !ix->twice) {
+        size_t m = (size_t)(uintptr_t)smap_get(&ix->names, key, kl);
+        if (!m || m - 1 < *j) return false;
+        *j = m - 1;
+        return true;
+    }
+    for (; *j < props->len; ++*j)
+        if (props->u.members[*j].klen == kl && !memcmp(props->u.members[*j].key, key, kl)) return true;
+    return false;
+}
+
+/* The subschemas that apply to member 'key' of an object of 'L' ('indexes':
+** prop_next's, one object's). */
+static ex_conj *member_conj(ex_ctx *c, const ex_conj *L, smap *indexes, const char *key, size_t kl)
 {
     ex_conj *M = conj_new(c);
     if (!M) return NULL;
@@ -472,9 +532,8 @@ static ex_conj *member_conj(ex_ctx *c, const ex_conj *L, const char *key, size_t
             if (w->op != OP_PROPS) continue;
             bool matched = false;
             if (w->v && w->v->type == COAX_OBJECT)
-                for (size_t j = 0; j < w->v->len && j < w->nsubs; j++)
-                    if (w->v->u.members[j].klen == kl && !memcmp(w->v->u.members[j].key, key, kl))
-                        conj_add(M, w->subs[j]), matched = true;
+                for (size_t j = 0; prop_next(c, indexes, w->v, key, kl, &j) && j < w->nsubs; j++)
+                    conj_add(M, w->subs[j]), matched = true;
             for (size_t j = 0; j < w->npat; j++)
                 if (pat_match(c, w->res[j], key, kl)) conj_add(M, w->patsubs[j]), matched = true;
             if (!matched && w->add) conj_add(M, w->add), matched = true;
@@ -517,8 +576,8 @@ static bool key_ok(ex_ctx *c, const ex_conj *P, const char *k, size_t kl)
 ** patternProperties, from propertyNames, else "key1", "key2", ... */
 static void add_extra_names(ex_ctx *c, const ex_conj *L, const ex_conj *P, names *ns, size_t want)
 {
-    for (size_t i = 0; i < ns->n && count_included(ns) < want; i++) ns->v[i].include = true;
-    for (size_t tries = 0; count_included(ns) < want && tries < 64 && !c->rc; tries++) {
+    for (size_t i = 0; i < ns->n && ns->included < want; i++) include(ns, &ns->v[i], true);
+    for (size_t tries = 0; ns->included < want && tries < 64 && !c->rc; tries++) {
         coax_buf b;
         coax_buf_init(&b, coax_arena_allocator(c->work));
         bool made = false;
@@ -550,7 +609,7 @@ static void add_extra_names(ex_ctx *c, const ex_conj *L, const ex_conj *P, names
             char *k = coax_arena_strdup(c->work, b.data, b.len);
             pname *p = k ? name_add(c, ns, k, b.len) : NULL;
             if (!k) c->rc = COAX_ENOMEM;
-            if (p) p->include = true;
+            if (p) include(ns, p, true);
         }
         coax_buf_free(&b);
     }
@@ -563,13 +622,13 @@ static coax_value *make_object(ex_ctx *c, const ex_conj *L, size_t depth, size_t
         c->limited |= COAX_EXAMPLE_HIT_DEPTH;
         return NULL;
     }
-    names ns = {NULL, 0, 0};
+    names ns = {0};
     size_t minp, maxp;
     for (int round = 0; round < 4; round++) {
-        ns.n = 0;
+        names_reset(&ns);
         collect_names(c, L, &ns, &minp, &maxp);
         for (size_t i = 0; i < ns.n; i++)
-            if (!minimal) ns.v[i].include = true;
+            if (!minimal) include(&ns, &ns.v[i], true);
         while (apply_dep_required(c, L, &ns)) {}
         ex_conj *M = apply_dep_schemas(c, L, &ns);
         if (!M) break;
@@ -580,11 +639,11 @@ static coax_value *make_object(ex_ctx *c, const ex_conj *L, size_t depth, size_t
     if (!P) return NULL;
     for (size_t i = 0; i < ns.n; i++) /* names propertyNames refuses */
         if (ns.v[i].include && !ns.v[i].required && !key_ok(c, P, ns.v[i].key, ns.v[i].klen))
-            ns.v[i].include = false;
-    for (size_t i = ns.n; i-- > 0 && count_included(&ns) > maxp;)
-        if (!ns.v[i].required) ns.v[i].include = false;
-    if (count_included(&ns) < minp) add_extra_names(c, L, P, &ns, minp);
-    size_t count = count_included(&ns);
+            include(&ns, &ns.v[i], false);
+    for (size_t i = ns.n; i-- > 0 && ns.included > maxp;)
+        if (!ns.v[i].required) include(&ns, &ns.v[i], false);
+    if (ns.included < minp) add_extra_names(c, L, P, &ns, minp);
+    size_t count = ns.included;
     coax_member *m = coax_arena_alloc(c->work, (count ? count : 1) * sizeof *m);
     if (!m || !path_push(c, L)) {
         c->rc = COAX_ENOMEM;
@@ -592,10 +651,11 @@ static coax_value *make_object(ex_ctx *c, const ex_conj *L, size_t depth, size_t
     }
     size_t saved = c->npath - L->len, k = 0;
     bool failed = false;
+    smap indexes = {0};
     for (size_t i = 0; i < ns.n && !failed && !c->rc; i++) {
         const pname *p = &ns.v[i];
         if (!p->include) continue;
-        ex_conj *M = member_conj(c, L, p->key, p->klen);
+        ex_conj *M = member_conj(c, L, &indexes, p->key, p->klen);
         if (!M) break;
         bool ok = false;
         coax_value *v = gen(c, M, depth + 1, variant, minimal, &ok);
@@ -677,7 +737,10 @@ static coax_value *make_array(ex_ctx *c, const ex_conj *L, size_t depth, size_t 
     if (!minimal && total == 0) total = 1;
     if (total < need) total = need;
     if (total > maxi) total = maxi;
-    if (total > 4096) return NULL; /* an example, not a stress test */
+    if (total > c->steps) { /* each item takes a step at least: past the budget, say so now */
+        c->limited |= COAX_EXAMPLE_HIT_STEPS;
+        return NULL;
+    }
     coax_value *items = coax_arena_alloc(c->work, (total ? total : 1) * sizeof *items);
     if (!items || !path_push(c, L)) {
         c->rc = COAX_ENOMEM;
@@ -961,7 +1024,7 @@ coax_code coax_example(const coax_schema *schema, const coax_example_options *op
             c.rc = COAX_ENOMEM;
             break;
         }
-        if (!first) first = v;
+        if (!first && !c.limited) first = v; /* a stand-in is no closest attempt when a limit cut the real one */
         bool valid;
         coax_code r = final_check(&c, v, &valid, &e);
         if (r == COAX_ENOMEM) c.rc = r;

@@ -29,8 +29,9 @@ static size_t opt_size(lua_State *L, int t, const char *k)
 ** a compilation, so not with a compiled schema), minimal
 ** (required properties only), max_depth (nesting of the instance, default
 ** 32), max_steps (default 20000). When no valid instance can be built:
-** nil and a message naming the first error of the closest attempt. An
-** invalid schema or a limit: nil, the message and the code
+** nil and a message naming the limit that cut generation short, if one
+** did, and the first error of the closest attempt, if one was built. An
+** invalid schema or a limit on a check: nil, the message and the code
 ** ("COAX_ESCHEMA", "COAX_ELIMIT", ...). */
 static int l_example(lua_State *L)
 {
@@ -104,12 +105,15 @@ static int l_example(lua_State *L)
         lua_pushstring(L, err.msg[0] ? err.msg : coax_strerror(rc));
         lua_pushstring(L, coax_code_name(rc));
     } else if (!r.valid) {
+        const char *within = r.limited & COAX_EXAMPLE_HIT_DEPTH   ? " within the depth limit (max_depth)"
+                             : r.limited & COAX_EXAMPLE_HIT_STEPS ? " within the step limit (max_steps)"
+                                                                  : "";
         lua_pushnil(L);
         if (r.value && r.validation.nerrors)
-            lua_pushfstring(L, "no valid instance found: at \"%s\": %s", r.validation.errors[0].instance_location,
-                            r.validation.errors[0].message);
+            lua_pushfstring(L, "no valid instance found%s: at \"%s\": %s", within,
+                            r.validation.errors[0].instance_location, r.validation.errors[0].message);
         else
-            lua_pushliteral(L, "no valid instance found");
+            lua_pushfstring(L, "no valid instance found%s", within);
     } else {
         lcoax_push_value(L, r.value, COAX_DEFAULT_MAX_DEPTH);
     }

@@ -3,6 +3,7 @@
 ** at every step (curl's torture idea): each gives COAX_ENOMEM or the same
 ** example, with nothing leaked. */
 #include "coax.h"
+#include "base/core.h" /* a value built with a name twice (test_property_named_twice) */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,6 +151,83 @@ static void test_validation_limit_is_a_code(void)
     coax_schema_free(s);
 }
 
+/* Names past the cap of 1,024 there was (its example failed "required"
+** for the 1,025th): each required one is there, in order. */
+static void test_many_required_names(void)
+{
+    size_t n = 3000, cap = n * 40 + 200;
+    char *schema = malloc(cap), *out = malloc(cap), *p = schema;
+    p += sprintf(p, "{\"type\":\"object\",\"properties\":{");
+    for (size_t i = 0; i < n; i++) p += sprintf(p, "%s\"k%zu\":{\"const\":%zu}", i ? "," : "", i, i);
+    p += sprintf(p, "},\"required\":[");
+    for (size_t i = 0; i < n; i++) p += sprintf(p, "%s\"k%zu\"", i ? "," : "", i);
+    sprintf(p, "]}");
+    coax_example_result r;
+    CHECK_INT(example_text(schema, NULL, out, cap, &r), COAX_OK);
+    CHECK_INT(r.valid, 1); /* r.value went with example_text's arena: its text tells */
+    size_t members = 0;
+    for (const char *q = out; *q; q++) members += *q == ':';
+    CHECK_INT(members, n);
+    CHECK(!strncmp(out, "{\"k0\":0,\"k1\":1,", strlen("{\"k0\":0,\"k1\":1,")));
+    CHECK(strstr(out, ",\"k1024\":1024,\"k1025\":1025,") != NULL);
+    CHECK(strstr(out, ",\"k2999\":2999}") != NULL);
+    free(schema);
+    free(out);
+}
+
+/* A "properties" object a host built with a name twice (the parser keeps
+** one of each): both subschemas apply to that name, past the index's size. */
+static void test_property_named_twice(void)
+{
+    char text[2048], *p = text;
+    p += sprintf(p, "{\"type\":\"object\",\"required\":[\"k3\"],\"properties\":{");
+    for (int i = 0; i < 20; i++) p += sprintf(p, "%s\"k%d\":{\"type\":\"integer\"}", i ? "," : "", i);
+    sprintf(p, ",\"x\":{\"const\":7}}}");
+    coax_arena *a = coax_arena_new(NULL);
+    coax_value *v;
+    CHECK_INT(coax_parse(a, text, strlen(text), NULL, &v, NULL), COAX_OK);
+    coax_value *props = &v->u.members[2].value;
+    CHECK_STR(v->u.members[2].key, "properties");
+    props->u.members[20].key = "k3"; /* "x" becomes a second "k3" */
+    props->u.members[20].klen = 2;
+    coax_schema *s = NULL;
+    CHECK_INT(coax_schema_compile(v, NULL, NULL, &s, NULL), COAX_OK);
+    coax_example_options o = {0, 0, COAX_EXAMPLE_MINIMAL};
+    coax_example_result r;
+    coax_error err;
+    CHECK_INT(coax_example(s, &o, a, &r, &err), COAX_OK);
+    CHECK_INT(r.valid, 1);
+    char *json;
+    size_t len;
+    CHECK_INT(coax_write(r.value, 0, NULL, &json, &len), COAX_OK);
+    CHECK_STR(json, "{\"k3\":7}");
+    coax_free(NULL, json, len + 1);
+    coax_schema_free(s);
+    coax_arena_free(a);
+}
+
+/* More items than the steps left: the step limit, and no stand-in (null)
+** for a closest attempt ("expected array, got null" said nothing of it);
+** with the steps, the array. */
+static void test_items_past_the_steps(void)
+{
+    const char *schema = "{\"type\":\"array\",\"minItems\":25641,\"uniqueItems\":true,"
+                         "\"items\":{\"type\":\"integer\"}}";
+    char *out = malloc(300000);
+    coax_example_result r;
+    CHECK_INT(example_text(schema, NULL, out, 300000, &r), COAX_OK);
+    CHECK_INT(r.valid, 0);
+    CHECK_INT(r.limited, COAX_EXAMPLE_HIT_STEPS);
+    CHECK_STR(out, ""); /* no closest attempt */
+    coax_example_options o = {0, 60000, 0};
+    CHECK_INT(example_text(schema, &o, out, 300000, &r), COAX_OK);
+    CHECK_INT(r.valid, 1);
+    size_t items = 1;
+    for (const char *q = out; *q; q++) items += *q == ',';
+    CHECK_INT(items, 25641);
+    free(out);
+}
+
 /* Fails each allocation in turn: COAX_ENOMEM (nothing leaked, out zeroed)
 ** or the very same example. */
 static void test_allocation_failures(void)
@@ -195,5 +273,8 @@ static void test_allocation_failures(void)
     X(test_depth_and_steps_limits)           \
     X(test_bad_arguments)                    \
     X(test_validation_limit_is_a_code)       \
+    X(test_many_required_names)              \
+    X(test_property_named_twice)             \
+    X(test_items_past_the_steps)             \
     X(test_allocation_failures)
 #include "test.h"
