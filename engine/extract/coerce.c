@@ -153,18 +153,23 @@ static bool walk(job *j, const char *loc, size_t len, bool own, coax_value **slo
     size_t i = 0;
     while (i < len) {
         if (loc[i] != '/') return false;
-        j->tok.len = 0;
-        for (i++; i < len && loc[i] != '/'; i++) {
-            char ch = loc[i];
-            if (ch == '~' && i + 1 < len) ch = loc[++i] == '1' ? '/' : '~';
-            coax_buf_putc(&j->tok, ch);
+        const char *t = loc + i + 1, *end = memchr(t, '/', len - i - 1);
+        size_t tn = end ? (size_t)(end - t) : len - i - 1;
+        i += 1 + tn;
+        if (memchr(t, '~', tn)) { /* escaped: unescaped into j->tok (a key is read in place otherwise) */
+            j->tok.len = 0;
+            for (size_t k = 0; k < tn; k++) {
+                char ch = t[k];
+                if (ch == '~' && k + 1 < tn) ch = t[++k] == '1' ? '/' : '~';
+                coax_buf_putc(&j->tok, ch);
+            }
+            if (j->tok.oom) {
+                j->oom = true;
+                return false;
+            }
+            t = j->tok.data ? j->tok.data : "";
+            tn = j->tok.len;
         }
-        if (j->tok.oom) {
-            j->oom = true;
-            return false;
-        }
-        const char *t = j->tok.data ? j->tok.data : "";
-        size_t tn = j->tok.len;
         bool arr = cur->type == COAX_ARRAY;
         if (!arr && cur->type != COAX_OBJECT) return false;
         if (own && cur->len && !(cur->flags & COAX_VF_COERCE_OWNED)) {
@@ -289,38 +294,39 @@ typedef struct round {
 
 #define TOUCHED ((size_t)1 << (sizeof(size_t) * 8 - 1))
 
-/* The deepest prefix of loc[0..len) (itself included) in 'm', or NULL. */
+/* The deepest prefix of loc[0..len) (itself included) that ends before a
+** '/' or at the end, in 'm' (a map of hash_loc), or NULL. */
 static hent *deepest_prefix(const hmap *m, const char *loc, size_t len)
 {
     hent *best = NULL;
-    uint64_t h = m->seed;
-    for (size_t i = 0;; i++) {
+    uint64_t h = loc_start(m);
+    for (size_t i = 0, e;; i = e) {
         if (i == len || loc[i] == '/') {
             hent *x = hmap_find(m, loc, i, NULL, 0, hfold(m, h));
             if (x) best = x;
         }
         if (i == len) return best;
-        h = fnv(h, loc + i, 1);
+        h = loc_step(m, h, loc + i, (e = loc_cut(loc, i, len)) - i);
     }
 }
 
 /* Puts every proper prefix of at[0..len) (len > 0) in r->above, the root
-** "" too. The prefixes' hashes come from one pass (FNV is incremental);
+** "" too. The prefixes' hashes come from one pass (hash_loc's chain);
 ** they go in longest first, and a prefix found there already ends it: the
 ** prefix was put with all of its own, by the change it came from. Each
 ** hashed and compared from scratch was a change's depth times its
 ** location's length, cubic on a deep reply with long keys. */
 static bool mark_above(round *r, coax_arena *a, const char *at, size_t len)
 {
-    size_t cuts = 1; /* "" and the place of every '/' after the first byte */
-    for (size_t k = 1; k < len; k++) cuts += at[k] == '/';
+    size_t cuts = 0; /* "" and the place of every '/' after the first byte */
+    for (size_t k = 0; k < len; k = loc_cut(at, k, len)) cuts++;
     struct cut { size_t at; uint32_t h; } *cut = coax_arena_alloc(a, cuts * sizeof *cut);
     if (!cut) return false;
-    uint64_t h = r->above.seed;
+    uint64_t h = loc_start(&r->above);
     size_t n = 0;
-    for (size_t k = 0; k < len; k++) {
-        if (k == 0 || at[k] == '/') cut[n++] = (struct cut){k, hfold(&r->above, h)};
-        h = fnv(h, at + k, 1);
+    for (size_t k = 0, e; k < len; k = e) {
+        cut[n++] = (struct cut){k, hfold(&r->above, h)};
+        h = loc_step(&r->above, h, at + k, (e = loc_cut(at, k, len)) - k);
     }
     while (n--) {
         size_t before = r->above.n;
@@ -354,7 +360,7 @@ static bool is_under(const char *loc, size_t len, const char *at, size_t atlen)
 ** when one at the error's place would.) */
 static bool nests(const round *r, const char *loc, size_t len)
 {
-    return deepest_prefix(&r->where, loc, len) || hmap_find(&r->above, loc, len, NULL, 0, hash2(&r->above, loc, len, NULL, 0));
+    return deepest_prefix(&r->where, loc, len) || hmap_find(&r->above, loc, len, NULL, 0, hash_loc(&r->above, loc, len));
 }
 
 /* Whether a trial of 'kind' at at[0..len) wraps in an array the value a
@@ -367,12 +373,11 @@ static bool rewraps(const job *j, const char *kind, const char *at, size_t len)
     return x && !strcmp(j->prov[x->val - 1].kind, "wrap_in_array");
 }
 
-/* Whether error 'e' is under a union branch 'hopeless' holds. */
-static bool in_hopeless_branch(const hmap *hopeless, const coax_schema_error *e)
+/* Whether error 'ce' is under a union branch 'hopeless' holds. */
+static bool in_hopeless_branch(const hmap *hopeless, const coerce_error *ce)
 {
-    coerce_union_at u = coerce_union_of(e->keyword_location);
-    return u.pl && hmap_find(hopeless, e->keyword_location, u.bl, NULL, 0,
-                             hash2(hopeless, e->keyword_location, u.bl, NULL, 0)) != NULL;
+    const char *kl = ce->e->keyword_location;
+    return ce->u.pl && hmap_find(hopeless, kl, ce->u.bl, NULL, 0, hash2(hopeless, kl, ce->u.bl, NULL, 0)) != NULL;
 }
 
 /* Per place and union: the first branch with a replacement, its value, and
@@ -403,27 +408,27 @@ static int same_change(coax_arena *a, const coerce_trial *x, const coerce_trial 
     return 1;
 }
 
+/* The place of the last '/' in s[0..n), or 0 when there is none: a token
+** can be kilobytes, so 8 bytes a step (SWAR: a byte equal to '/' is a zero
+** byte of w ^ '/'s, and the test for one has no false positive). */
+static size_t last_slash(const char *s, size_t n)
+{
+    for (; n >= 8; n -= 8) {
+        uint64_t w;
+        memcpy(&w, s + n - 8, 8);
+        w ^= 0x2f2f2f2f2f2f2f2full;
+        if ((w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull) break;
+    }
+    while (n && s[--n] != '/') {}
+    return n;
+}
+
 /* How many levels above an error's place its branch's claim reaches (the
 ** claims are a bounded cost an error, however deep the place). */
 #define CLAIM_LEVELS 8
 
-/* The length of e's instance location up to the place its innermost union
-** applies at: a union under "items" is one per item, and a branch failing
-** for good at one item says nothing of another ([{"a": 150}, {"a": 200}]
-** for objects whose "a" is at most 100 or a string). The whole location
-** when the keyword path is not read. */
-static size_t union_place(const coax_schema_error *e)
-{
-    size_t end[COERCE_UNION_LEVELS], steps[COERCE_UNION_LEVELS], n = coerce_unions(e->keyword_location, end, steps);
-    const char *at = e->instance_location;
-    size_t len = strlen(at), k = 0, i = 0;
-    if (!n || n > COERCE_UNION_LEVELS) return len;
-    for (; i < len && k <= steps[n - 1]; i++) k += at[i] == '/';
-    return k > steps[n - 1] ? i - 1 : len;
-}
-
-/* Records in 'claims' that the branch of error 'e' (under the union
-** 'u') read the value at e's place, and those
+/* Records in 'claims' that the branch of error 'ce' (under its union)
+** read the value at its place, and those
 ** above it, as its own kind of value: it failed there for what the value
 ** holds (a bound, a member, an item), not for its "type", "enum" or
 ** "const" (a branch naming its values claims none), and it failed for good
@@ -431,10 +436,10 @@ static size_t union_place(const coax_schema_error *e)
 ** union, to its branch + 1, or SIZE_MAX for several. In 'reads' the same
 ** for any error but one rejecting the name (coerce_rejects_name): the branches
 ** that take the member or item there, for what it holds, or for its type. */
-static bool claim(hmap *claims, hmap *reads, const coax_schema_error *e, coerce_union_at u, const coerce_place *d)
+static bool claim(hmap *claims, hmap *reads, const coerce_error *ce, const coerce_place *d)
 {
-    const char *kl = e->keyword_location, *at = e->instance_location, *kw = strrchr(kl, '/');
-    size_t len = strlen(at), pl = u.pl;
+    const char *kl = ce->e->keyword_location, *at = ce->e->instance_location, *kw = strrchr(kl, '/');
+    size_t len = ce->ll, pl = ce->u.pl;
     bool own = !strcmp(kw, "/type") || !strcmp(kw, "/enum") || !strcmp(kw, "/const");
     if (coerce_rejects_name(kl + pl)) return true;
     for (int level = 0; level < CLAIM_LEVELS; level++) {
@@ -443,10 +448,10 @@ static bool claim(hmap *claims, hmap *reads, const coax_schema_error *e, coerce_
             if (!m && !level && own) continue;
             hent *h = hmap_put(map, at, len, kl, pl, hash2(map, at, len, kl, pl));
             if (!h) return false;
-            h->val = !h->val || h->val == u.branch ? u.branch : SIZE_MAX;
+            h->val = !h->val || h->val == ce->u.branch ? ce->u.branch : SIZE_MAX;
         }
         if (!len) break;
-        while (len && at[--len] != '/') {}
+        len = last_slash(at, len);
     }
     return true;
 }
@@ -458,23 +463,21 @@ static bool claim(hmap *claims, hmap *reads, const coax_schema_error *e, coerce_
 ** reply meant is a guess (coerce_union_claims tells it from the schema
 ** for a branch's own keyword; here the other branch's errors tell it at
 ** any depth). */
-static bool claimed_elsewhere(const hmap *claims, const coax_schema_error *e, const coax_value *x, const coax_value *to)
+static bool claimed_elsewhere(const hmap *claims, const coerce_error *ce, const coax_value *x, const coax_value *to)
 {
-    coerce_union_at u = coerce_union_of(e->keyword_location);
-    size_t ll = strlen(e->instance_location);
-    if (!u.pl || !to || to->type == x->type) return false;
-    hent *h = hmap_find(claims, e->instance_location, ll, e->keyword_location, u.pl,
-                        hash2(claims, e->instance_location, ll, e->keyword_location, u.pl));
-    return h && h->val != u.branch;
+    const char *at = ce->e->instance_location, *kl = ce->e->keyword_location;
+    if (!ce->u.pl || !to || to->type == x->type) return false;
+    hent *h = hmap_find(claims, at, ce->ll, kl, ce->u.pl, hash2(claims, at, ce->ll, kl, ce->u.pl));
+    return h && h->val != ce->u.branch;
 }
 
-/* Whether trial t of the union error 'e' (under its union 'u'), editing the
+/* Whether trial t of the union error 'ce', editing the
 ** object at at[0..atlen), drops a member that another branch of that
 ** union reads ('reads', claim): {"a": 1} for a closed object of "b" or an
 ** object whose "a" is a string is no {} (the member dropped) but, if
 ** anything, {"a": "1"}. -1 out of memory. */
-static int dropped_read(coax_arena *a, const hmap *reads, const coax_schema_error *e, coerce_union_at u,
-                        const coerce_trial *t, const char *at, size_t atlen)
+static int dropped_read(coax_arena *a, const hmap *reads, const coerce_error *ce, const coerce_trial *t,
+                        const char *at, size_t atlen)
 {
     for (size_t k = 0; k < t->nedits; k++) {
         const medit *d = &t->edits[k];
@@ -482,8 +485,9 @@ static int dropped_read(coax_arena *a, const hmap *reads, const coax_schema_erro
         if (d->op != MEDIT_DROP) continue;
         const char *m = member_place(a, at, atlen, d->key, d->klen, &ml);
         if (!m) return -1;
-        hent *h = hmap_find(reads, m, ml, e->keyword_location, u.pl, hash2(reads, m, ml, e->keyword_location, u.pl));
-        if (h && h->val != u.branch) return 1;
+        const char *kl = ce->e->keyword_location;
+        hent *h = hmap_find(reads, m, ml, kl, ce->u.pl, hash2(reads, m, ml, kl, ce->u.pl));
+        if (h && h->val != ce->u.branch) return 1;
     }
     return 0;
 }
@@ -497,15 +501,17 @@ static int dropped_read(coax_arena *a, const hmap *reads, const coax_schema_erro
 ** 'hopeless' the branches with an error no trial may fix: no member edit
 ** of theirs is a reading (their default filled in would let another
 ** branch pass with a value that branch does not give). Puts in 'claims'
-** what each branch read as written (claim). */
-static coax_code mark_unions(job *j, const coax_validation *val, hmap *amb, hmap *hopeless, hmap *claims)
+** what each branch read as written (claim). Sets trials[i] to error i's
+** trials when it is under a union (NULL: none built), for plan to use. */
+static coax_code mark_unions(job *j, const coerce_error *errs, size_t nerrors, coerce_trials **trials, hmap *amb,
+                             hmap *hopeless, hmap *claims)
 {
     hmap reads, checked, deadm; /* deadm: a branch's trial-less errors' common place, per place of its union */
     /* Only the errors under a union are read here, and an extraction's
     ** errors are mostly not (73,602 of 73,602 in bench/extract/big.sh):
     ** a coerce_trials for each error would be 350 bytes an error. */
     size_t nu = 0;
-    for (size_t i = 0; i < val->nerrors; i++) nu += coerce_union_prefix(val->errors[i].keyword_location) != 0;
+    for (size_t i = 0; i < nerrors; i++) nu += errs[i].u.pl != 0;
     if (!hmap_init(amb, j->scratch, nu) || !hmap_init(hopeless, j->scratch, nu) || !hmap_init(claims, j->scratch, nu) ||
         !hmap_init(&reads, j->scratch, nu) || !hmap_init(&checked, j->scratch, nu) ||
         !hmap_init(&deadm, j->scratch, nu))
@@ -513,54 +519,47 @@ static coax_code mark_unions(job *j, const coax_validation *val, hmap *amb, hmap
     if (!nu) return COAX_OK;
     union_seen *seen = coax_arena_alloc(j->scratch, nu * sizeof *seen);
     coerce_trials *tried = coax_arena_alloc(j->scratch, nu * sizeof *tried);
-    const coax_schema_error **under = coax_arena_alloc(j->scratch, nu * sizeof *under);
+    const coerce_error **under = coax_arena_alloc(j->scratch, nu * sizeof *under);
     coerce_place *dead = coax_arena_alloc(j->scratch, nu * sizeof *dead); /* per branch and place in 'deadm' */
     if (!seen || !tried || !under || !dead) return COAX_ENOMEM;
     size_t ndead = 0;
-    for (size_t i = 0, u = 0; i < val->nerrors; i++) {
-        const coax_schema_error *e = &val->errors[i];
-        coerce_union_at un = coerce_union_of(e->keyword_location);
-        size_t ll = strlen(e->instance_location);
+    for (size_t i = 0, u = 0; i < nerrors; i++) {
+        const coerce_error *ce = &errs[i];
+        const char *at = ce->e->instance_location, *kl = ce->e->keyword_location;
         coax_value *x, *up;
         bool invented;
-        if (!un.pl) continue;
-        under[u] = e;
+        if (!ce->u.pl) continue;
+        under[u] = ce;
         tried[u].n = 0;
-        if (!walk(j, e->instance_location, ll, false, &x, &up, &invented) || invented) {
+        if (!walk(j, at, ce->ll, false, &x, &up, &invented) || invented) {
             if (j->oom) return COAX_ENOMEM;
             u++;
             continue;
         }
-        coerce_make_trials(j->c, x, up, e, &tried[u]);
+        coerce_make_trials(j->c, x, up, ce, &tried[u]);
+        trials[i] = &tried[u];
         if (tried[u++].n) continue;
-        size_t ul = union_place(e);
-        hent *h = hmap_put(hopeless, e->keyword_location, un.bl, NULL, 0,
-                           hash2(hopeless, e->keyword_location, un.bl, NULL, 0));
-        hent *dh = h ? hmap_put(&deadm, e->keyword_location, un.bl, e->instance_location, ul,
-                                hash2(&deadm, e->keyword_location, un.bl, e->instance_location, ul))
-                     : NULL;
+        hent *h = hmap_put(hopeless, kl, ce->u.bl, NULL, 0, hash2(hopeless, kl, ce->u.bl, NULL, 0));
+        hent *dh = h ? hmap_put(&deadm, kl, ce->u.bl, at, ce->ul, hash2(&deadm, kl, ce->u.bl, at, ce->ul)) : NULL;
         if (!dh) return COAX_ENOMEM;
         if (!dh->val) dead[(dh->val = ++ndead) - 1] = (coerce_place){NULL, 0};
-        coerce_place_narrow(&dead[dh->val - 1], e->instance_location, ll);
+        coerce_place_narrow(&dead[dh->val - 1], at, ce->ll);
     }
     size_t n = 0;
     for (size_t k = 0; k < nu; k++) { /* what each branch claims and reads, once all its errors are known */
-        const coax_schema_error *e = under[k];
-        coerce_union_at un = coerce_union_of(e->keyword_location);
-        size_t ul = union_place(e);
-        hent *d = hmap_find(&deadm, e->keyword_location, un.bl, e->instance_location, ul,
-                            hash2(&deadm, e->keyword_location, un.bl, e->instance_location, ul));
-        if (!claim(claims, &reads, e, un, d ? &dead[d->val - 1] : NULL)) return COAX_ENOMEM;
+        const coerce_error *ce = under[k];
+        const char *at = ce->e->instance_location, *kl = ce->e->keyword_location;
+        hent *d = hmap_find(&deadm, kl, ce->u.bl, at, ce->ul, hash2(&deadm, kl, ce->u.bl, at, ce->ul));
+        if (!claim(claims, &reads, ce, d ? &dead[d->val - 1] : NULL)) return COAX_ENOMEM;
     }
     for (size_t k = 0; k < nu; k++) {
-        const coax_schema_error *e = under[k];
+        const coerce_error *ce = under[k];
         const coerce_trials *ts = &tried[k];
-        coerce_union_at un = coerce_union_of(e->keyword_location);
-        size_t ll = strlen(e->instance_location);
-        if (!ts->n || (ts->t[0].value ? ts->atlen != ll : !ts->t[0].nedits)) continue;
-        if (!ts->t[0].value && in_hopeless_branch(hopeless, e)) continue;
-        hent *h = hmap_put(amb, ts->at, ts->atlen, e->keyword_location, un.pl,
-                           hash2(amb, ts->at, ts->atlen, e->keyword_location, un.pl));
+        coerce_union_at un = ce->u;
+        const char *kl = ce->e->keyword_location;
+        if (!ts->n || (ts->t[0].value ? ts->atlen != ce->ll : !ts->t[0].nedits)) continue;
+        if (!ts->t[0].value && in_hopeless_branch(hopeless, ce)) continue;
+        hent *h = hmap_put(amb, ts->at, ts->atlen, kl, un.pl, hash2(amb, ts->at, ts->atlen, kl, un.pl));
         if (!h) return COAX_ENOMEM;
         bool first = !h->val;
         if (first) {
@@ -575,7 +574,7 @@ static coax_code mark_unions(job *j, const coax_validation *val, hmap *amb, hmap
                                   : NULL;
         if (ts->t[0].nedits && !c) return COAX_ENOMEM;
         if (c && !c->val++) {
-            int read = dropped_read(j->scratch, &reads, e, un, &ts->t[0], ts->at, ts->atlen);
+            int read = dropped_read(j->scratch, &reads, ce, &ts->t[0], ts->at, ts->atlen);
             if (read < 0) return COAX_ENOMEM;
             u->ambiguous = u->ambiguous || read; /* another branch reads what this one drops: a guess */
         }
@@ -591,13 +590,13 @@ static coax_code mark_unions(job *j, const coax_validation *val, hmap *amb, hmap
     return COAX_OK;
 }
 
-/* Whether error 'e', with a change at at[0..ll), is under a union 'amb'
+/* Whether error 'ce', with a change at at[0..ll), is under a union 'amb'
 ** marks there. */
-static bool in_ambiguous_union(const hmap *amb, const coax_schema_error *e, const char *at, size_t ll)
+static bool in_ambiguous_union(const hmap *amb, const coerce_error *ce, const char *at, size_t ll)
 {
-    size_t pl = coerce_union_prefix(e->keyword_location);
-    if (!pl) return false;
-    hent *h = hmap_find(amb, at, ll, e->keyword_location, pl, hash2(amb, at, ll, e->keyword_location, pl));
+    const char *kl = ce->e->keyword_location;
+    if (!ce->u.pl) return false;
+    hent *h = hmap_find(amb, at, ll, kl, ce->u.pl, hash2(amb, at, ll, kl, ce->u.pl));
     return h && h->val != SIZE_MAX;
 }
 
@@ -611,18 +610,26 @@ static coax_code plan(job *j, const coax_validation *val, round *r)
     r->ch = coax_arena_alloc(a, val->nerrors * sizeof *r->ch + 1);
     if (!r->ch || !hmap_init(&r->where, a, val->nerrors) || !hmap_init(&r->above, a, val->nerrors))
         return COAX_ENOMEM;
+    coerce_error *errs = coax_arena_alloc(a, val->nerrors * sizeof *errs + 1);
+    coerce_trials **trials = coax_arena_alloc(a, val->nerrors * sizeof *trials + 1);
+    if (!errs || !trials) return COAX_ENOMEM;
+    for (size_t i = 0; i < val->nerrors; i++) {
+        coerce_error_read(&errs[i], &val->errors[i]);
+        trials[i] = NULL;
+    }
     hmap amb, hopeless, claims;
-    coax_code rc = mark_unions(j, val, &amb, &hopeless, &claims);
+    coax_code rc = mark_unions(j, errs, val->nerrors, trials, &amb, &hopeless, &claims);
     if (rc) return rc;
     for (size_t i = 0; i < val->nerrors; i++) {
-        const coax_schema_error *e = &val->errors[i];
-        size_t ll = strlen(e->instance_location), kl = strlen(e->keyword_location);
+        const coerce_error *ce = &errs[i];
+        const coax_schema_error *e = ce->e;
+        size_t ll = ce->ll, kl = ce->kl;
         uint32_t h = hash2(&j->tried, e->instance_location, ll, e->keyword_location, kl);
         hent *used = hmap_put(&j->tried, e->instance_location, ll, e->keyword_location, kl, h);
         if (!used) return COAX_ENOMEM;
         used->round = r->id;
         if (used->val >= COERCE_MAX_TRIALS || nests(r, e->instance_location, ll)) continue;
-        if (in_ambiguous_union(&amb, e, e->instance_location, ll)) {
+        if (in_ambiguous_union(&amb, ce, e->instance_location, ll)) {
             used->val = COERCE_MAX_TRIALS;
             continue;
         }
@@ -634,11 +641,12 @@ static coax_code plan(job *j, const coax_validation *val, round *r)
             continue;
         }
         coerce_trials ts;
-        coerce_make_trials(j->c, x, up, e, &ts);
+        if (trials[i]) ts = *trials[i]; /* mark_unions built them, on this candidate */
+        else coerce_make_trials(j->c, x, up, ce, &ts);
         if (used->val >= ts.n ||
-            (!ts.t[used->val].value && (in_ambiguous_union(&amb, e, ts.at, ts.atlen) ||
-                                        in_hopeless_branch(&hopeless, e))) ||
-            claimed_elsewhere(&claims, e, x, ts.t[used->val].value)) {
+            (!ts.t[used->val].value && (in_ambiguous_union(&amb, ce, ts.at, ts.atlen) ||
+                                        in_hopeless_branch(&hopeless, ce))) ||
+            claimed_elsewhere(&claims, ce, x, ts.t[used->val].value)) {
             used->val = COERCE_MAX_TRIALS;
             continue;
         }
@@ -665,7 +673,7 @@ static coax_code plan(job *j, const coax_validation *val, round *r)
         *c = (change){e, coax_arena_strdup(a, ts.at, ts.atlen), ts.atlen, ts.t[used->val], {0}, PLANNED};
         if (!c->at) return COAX_ENOMEM;
         used->val++;
-        hent *w = hmap_put(&r->where, c->at, c->atlen, NULL, 0, hash2(&r->where, c->at, c->atlen, NULL, 0));
+        hent *w = hmap_put(&r->where, c->at, c->atlen, NULL, 0, hash_loc(&r->where, c->at, c->atlen));
         if (!w) return COAX_ENOMEM;
         w->val = ++r->n;
         for (size_t k = 0; k < c->t.nedits; k++) { /* the places an edit writes */
@@ -674,7 +682,7 @@ static coax_code plan(job *j, const coax_validation *val, round *r)
             size_t pl;
             const char *p = member_place(a, c->at, c->atlen, d->op == MEDIT_RENAME ? d->to : d->key,
                                          d->op == MEDIT_RENAME ? d->tolen : d->klen, &pl);
-            if (!p || !(w = hmap_put(&r->where, p, pl, NULL, 0, hash2(&r->where, p, pl, NULL, 0)))) return COAX_ENOMEM;
+            if (!p || !(w = hmap_put(&r->where, p, pl, NULL, 0, hash_loc(&r->where, p, pl)))) return COAX_ENOMEM;
             w->val = r->n | TOUCHED;
         }
         if (c->atlen && !mark_above(r, a, c->at, c->atlen)) return COAX_ENOMEM;
@@ -852,7 +860,7 @@ static coax_code settle(job *j, coax_validation *val)
     hmap places;
     if (!hmap_init(&places, j->a, j->nprov)) return COAX_ENOMEM;
     for (size_t i = 0; i < j->nprov; i++) {
-        hent *x = hmap_put(&places, j->prov[i].at, j->prov[i].atlen, NULL, 0, hash2(&places, j->prov[i].at, j->prov[i].atlen, NULL, 0));
+        hent *x = hmap_put(&places, j->prov[i].at, j->prov[i].atlen, NULL, 0, hash_loc(&places, j->prov[i].at, j->prov[i].atlen));
         if (!x) return COAX_ENOMEM;
         x->val = i + 1;
     }
@@ -860,14 +868,14 @@ static coax_code settle(job *j, coax_validation *val)
     for (size_t i = 0; i < val->nerrors; i++) { /* every provisional place above an error fails */
         const char *loc = val->errors[i].instance_location;
         size_t len = strlen(loc);
-        uint64_t h = places.seed;
-        for (size_t k = 0;; k++) {
+        uint64_t h = loc_start(&places);
+        for (size_t k = 0, e;; k = e) {
             if (k == len || loc[k] == '/') {
                 hent *x = hmap_find(&places, loc, k, NULL, 0, hfold(&places, h));
                 if (x) any = j->prov[x->val - 1].failed = true;
             }
             if (k == len) break;
-            h = fnv(h, loc + k, 1);
+            h = loc_step(&places, h, loc + k, (e = loc_cut(loc, k, len)) - k);
         }
     }
     if (!any) return COAX_OK;

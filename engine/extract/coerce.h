@@ -174,16 +174,29 @@ bool coerce_joined_elsewhere(coerce_ctx *c, const coax_value **path, size_t n, c
 #define COERCE_UNION_LEVELS 8
 size_t coerce_unions(const char *kw, size_t end[COERCE_UNION_LEVELS], size_t steps[COERCE_UNION_LEVELS]);
 
-/* The length of an error's keyword path 'kw' up to the branch index of
-** its innermost union ("anyOf/" or "oneOf/" as a keyword, not a property's
-** name), or 0 when it is under none. */
-size_t coerce_union_prefix(const char *kw);
-/* The innermost union under keyword path kw: kw[0..pl) names it, kw[0..bl)
-** its branch, and 'branch' is that branch's number + 1; all 0 under none. */
+/* The innermost union under an error's keyword path: kw[0..pl) names it
+** (up to its branch index: "anyOf/" or "oneOf/" as a keyword, not a
+** property's name), kw[0..bl) its branch, and 'branch' is that branch's
+** number + 1; all 0 under none. */
 typedef struct coerce_union_at {
     size_t pl, bl, branch;
 } coerce_union_at;
-coerce_union_at coerce_union_of(const char *kw);
+
+/* An error as coercion reads it: its locations' lengths, its innermost
+** union, and (ul) the length of its instance location up to the place that
+** union applies at: a union under "items" is one per item, and a branch
+** failing for good at one item says nothing of another ([{"a": 150}, {"a":
+** 200}] for objects whose "a" is at most 100 or a string); the whole
+** location when the keyword path is not read. Read once a validation: each
+** was read a dozen times an error, and a location is kilobytes on a deep
+** schema or under a long key. */
+typedef struct coerce_error {
+    const coax_schema_error *e;
+    size_t ll, kl;
+    coerce_union_at u;
+    size_t ul;
+} coerce_error;
+void coerce_error_read(coerce_error *ce, const coax_schema_error *e);
 
 /* Whether a union branch's keyword path 'kw' (past its index) fails a
 ** member or an item for being there, or for its name, not for what it
@@ -193,21 +206,21 @@ bool coerce_rejects_name(const char *kw);
 
 /* Whether a union's other branch takes values of x's type, bounded only (a
 ** maximum, a pattern, items; by "type" or, with none, by such keywords; no
-** enum or const), when 'loc' is a branch's own "type", "enum" or "const"
+** enum or const), when error 'ce' is a branch's own "type", "enum" or "const"
 ** error and its trial 'to' (NULL: any) is of another type: x, written as
 ** that branch's kind of value, fails there, and converting it for this
 ** branch (150 past "maximum": 100 into a string branch's "150", 20 into a
 ** list's [20]) would pass another meaning off for what the reply wrote. A
 ** branch naming its values claims none ("12" is no "unknown": 12 for an
 ** integer branch stays the one reading). */
-bool coerce_union_claims(coerce_ctx *c, const coax_value *x, const coax_value *to, const char *loc);
+bool coerce_union_claims(coerce_ctx *c, const coax_value *x, const coax_value *to, const coerce_error *ce);
 
 /* Whether string x, matched loosely to the string 'hit' at a union
-** branch's own "enum" or "const" error 'loc', is another string of that
+** branch's own "enum" or "const" error 'ce', is another string of that
 ** union's branches joined another way: {"oneOf": [{"const": "in_progress"},
 ** {"const": "inProgress"}]} for "IN_PROGRESS" (as joined_twice within one
 ** enum). Out of memory, or past a bound of work, reads as "it is". */
-bool coerce_union_joined(coerce_ctx *c, const coax_value *x, const coax_value *hit, const char *loc);
+bool coerce_union_joined(coerce_ctx *c, const coax_value *x, const coax_value *hit, const coerce_error *ce);
 
 /* Whether x, failing its tuple slot's "type" ('loc': .../prefixItems/i/type
 ** or, before 2020-12, .../items/i/type;
@@ -271,12 +284,12 @@ typedef struct coerce_trials {
     size_t atlen;
 } coerce_trials;
 
-/* The trials for error 'e' whose instance is 'x' (at e's location; 'up'
+/* The trials for error 'ce' whose instance is 'x' (at its location; 'up'
 ** is the container holding x, or NULL at the root). Nothing is built for a
 ** keyword coax cannot read, and no trial drops or renames a member whose
 ** value carries COAX_VF_INVENTED. */
-void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up,
-                        const coax_schema_error *e, coerce_trials *ts);
+void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up, const coerce_error *ce,
+                        coerce_trials *ts);
 
 /* The trials an object's error under the keyword 'kv' reached by 'loc' had in this plan
 ** (copied into 'ts'), and keeping them (schema_lookup.c). */

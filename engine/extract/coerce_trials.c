@@ -930,19 +930,20 @@ static bool joined_twice(coerce_ctx *c, const coax_value *x, const coax_value *h
     return false;
 }
 
-void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up, const coax_schema_error *e,
+void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up, const coerce_error *ce,
                         coerce_trials *ts)
 {
+    const coax_schema_error *e = ce->e;
     const coax_value *parent, *kv;
     char kw[128];
     ts->n = 0;
     ts->at = e->instance_location;
-    ts->atlen = strlen(ts->at);
+    ts->atlen = ce->ll;
     if (!coerce_keyword_at(c, c->doc, e->keyword_location, &parent, kw, sizeof kw, &kv)) return;
     coax_arena *a = c->arena;
 
     if (!strcmp(kw, "type")) {
-        if (coerce_union_claims(c, x, NULL, e->keyword_location) || coerce_tuple_swapped(c, x, up, e->keyword_location))
+        if (coerce_union_claims(c, x, NULL, ce) || coerce_tuple_swapped(c, x, up, e->keyword_location))
             return;
         size_t n = kv->type == COAX_ARRAY ? kv->len : 1;
         const coax_value *allowed = coerce_member(coerce_deref(c, c->doc, coerce_member(parent, "items")), "enum");
@@ -971,9 +972,9 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
         c->read_memo = (struct coerce_read_memo){c->plan_id, x, NULL, hit, kv, NULL};
         if (hit && hit->type == COAX_STRING && x->type == COAX_STRING &&
             ((!is_const && joined_twice(c, x, hit, kv->u.items, kv->len, kv)) ||
-             coerce_union_joined(c, x, hit, e->keyword_location)))
+             coerce_union_joined(c, x, hit, ce)))
             hit = NULL;
-        if (hit && !coerce_union_claims(c, x, hit, e->keyword_location))
+        if (hit && !coerce_union_claims(c, x, hit, ce))
             add_value(ts, is_const ? "const_match" : "enum_match",
                       "matched the allowed value ignoring case and surrounding spaces", coax_value_copy(a, hit));
     } else if (!strcmp(kw, "required") && x->type == COAX_OBJECT && kv->type == COAX_ARRAY) {

@@ -235,28 +235,78 @@ static unsigned types_bounded(const coax_value *s)
     return bits;
 }
 
-/* Whether keyword path segment s[0..n) is k. */
-static bool segment_is(const char *s, size_t n, const char *k)
+/* How coerce_unions steps over a keyword path segment. */
+enum segment_kind {
+    SEG_OTHER,
+    SEG_UNION,      /* anyOf, oneOf: a branch index follows */
+    SEG_NAMED_STEP, /* a name follows, and the instance steps in: properties/x */
+    SEG_NAMED,      /* a name follows, the instance stays: $defs/x, allOf/0 */
+    SEG_STEP,       /* the instance steps in: additionalProperties, contains */
+    SEG_ITEMS,      /* a step, an index following it or not (items/0 before 2020-12) */
+};
+
+static enum segment_kind segment_kind(const char *s, size_t n)
 {
-    return strlen(k) == n && !memcmp(s, k, n);
+    static const struct {
+        const char *name;
+        size_t len;
+        enum segment_kind kind;
+    } kinds[] = {
+#define SEG(name, kind) {name, sizeof name - 1, kind}
+        SEG("anyOf", SEG_UNION),
+        SEG("oneOf", SEG_UNION),
+        SEG("properties", SEG_NAMED_STEP),
+        SEG("patternProperties", SEG_NAMED_STEP),
+        SEG("prefixItems", SEG_NAMED_STEP),
+        SEG("$defs", SEG_NAMED),
+        SEG("definitions", SEG_NAMED),
+        SEG("dependentSchemas", SEG_NAMED),
+        SEG("dependencies", SEG_NAMED),
+        SEG("allOf", SEG_NAMED),
+        SEG("items", SEG_ITEMS),
+        SEG("additionalItems", SEG_STEP),
+        SEG("additionalProperties", SEG_STEP),
+        SEG("unevaluatedItems", SEG_STEP),
+        SEG("unevaluatedProperties", SEG_STEP),
+        SEG("contains", SEG_STEP),
+        SEG("propertyNames", SEG_STEP),
+#undef SEG
+    };
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
+        if (kinds[k].len == n && !memcmp(kinds[k].name, s, n)) return kinds[k].kind;
+    return SEG_OTHER;
 }
 
+/* The end of the segment at s: the next '/', or 'stop' (s <= stop). */
+static const char *segment_end(const char *s, const char *stop)
+{
+    const char *e = s < stop ? memchr(s, '/', (size_t)(stop - s)) : NULL;
+    return e ? e : stop;
+}
+
+static bool all_digits(const char *s, const char *e)
+{
+    for (; s < e; s++)
+        if (*s < '0' || *s > '9') return false;
+    return true;
+}
+
+/* One pass over kw: each segment is found once and classified once (a
+** scan per segment for every keyword name was most of an extraction's
+** time on deep schemas, where each error's keyword path is kilobytes and
+** is read here several times). */
 size_t coerce_unions(const char *kw, size_t end[COERCE_UNION_LEVELS], size_t steps[COERCE_UNION_LEVELS])
 {
-    static const char *const named_step[] = {"properties", "patternProperties", "prefixItems"};
-    static const char *const named[] = {"$defs", "definitions", "dependentSchemas", "dependencies", "allOf"};
-    static const char *const step[] = {"items", "additionalItems", "additionalProperties", "unevaluatedItems",
-                                       "unevaluatedProperties", "contains", "propertyNames"};
+    const char *stop = kw + strlen(kw);
     size_t n = 0, taken = 0;
-    for (const char *p = kw; *p == '/';) {
-        const char *s = p + 1, *e = strchr(s, '/');
-        if (!e) e = s + strlen(s);
-        size_t len = (size_t)(e - s);
-        const char *next = *e == '/' ? e + 1 : e, *after = strchr(next, '/');
-        if (!after) after = next + strlen(next);
-        bool index = after > next && strspn(next, "0123456789") == (size_t)(after - next);
+    for (const char *p = kw; p < stop && *p == '/';) {
+        const char *s = p + 1, *e = segment_end(s, stop);
+        const char *next = e < stop ? e + 1 : e, *after = segment_end(next, stop);
+        bool index = after > next && all_digits(next, after);
         p = e;
-        if ((segment_is(s, len, "anyOf") || segment_is(s, len, "oneOf")) && index) {
+        switch (segment_kind(s, (size_t)(e - s))) {
+        case SEG_UNION:
+            if (!index) break;
             if (n >= COERCE_UNION_LEVELS) {
                 memmove(end, end + 1, (COERCE_UNION_LEVELS - 1) * sizeof *end);
                 memmove(steps, steps + 1, (COERCE_UNION_LEVELS - 1) * sizeof *steps);
@@ -265,14 +315,13 @@ size_t coerce_unions(const char *kw, size_t end[COERCE_UNION_LEVELS], size_t ste
             steps[n < COERCE_UNION_LEVELS ? n : COERCE_UNION_LEVELS - 1] = taken;
             n++;
             p = after;
-            continue;
+            break;
+        case SEG_NAMED_STEP: taken++, p = after; break;
+        case SEG_NAMED: p = after; break;
+        case SEG_STEP: taken++; break;
+        case SEG_ITEMS: taken++, p = index ? after : p; break;
+        case SEG_OTHER: break;
         }
-        for (size_t k = 0; k < sizeof named_step / sizeof *named_step; k++)
-            if (segment_is(s, len, named_step[k])) taken++, p = after;
-        for (size_t k = 0; k < sizeof named / sizeof *named; k++)
-            if (segment_is(s, len, named[k])) p = after;
-        for (size_t k = 0; k < sizeof step / sizeof *step; k++)
-            if (segment_is(s, len, step[k])) taken++, p = segment_is(s, len, "items") && index ? after : p;
     }
     return n;
 }
@@ -287,30 +336,34 @@ bool coerce_rejects_name(const char *kw)
     return strstr(kw, "/propertyNames/") != NULL;
 }
 
-size_t coerce_union_prefix(const char *kw)
+void coerce_error_read(coerce_error *ce, const coax_schema_error *e)
 {
+    const char *kw = e->keyword_location, *at = e->instance_location;
+    size_t end[COERCE_UNION_LEVELS], steps[COERCE_UNION_LEVELS], n = 0;
+    *ce = (coerce_error){e, strlen(at), strlen(kw), {0, 0, 0}, 0};
+    ce->ul = ce->ll;
     /* Most errors are under no union: one scan tells (every error of a
     ** large extraction passes here). */
-    if (!strstr(kw, "/anyOf/") && !strstr(kw, "/oneOf/")) return 0;
-    size_t end[COERCE_UNION_LEVELS], steps[COERCE_UNION_LEVELS], n = coerce_unions(kw, end, steps);
-    if (!n) return 0;
-    size_t at = end[n < COERCE_UNION_LEVELS ? n - 1 : COERCE_UNION_LEVELS - 1];
-    while (at && kw[at - 1] >= '0' && kw[at - 1] <= '9') at--;
-    return at;
+    if (strstr(kw, "/anyOf/") || strstr(kw, "/oneOf/")) n = coerce_unions(kw, end, steps);
+    if (!n) return;
+    size_t pl = end[n < COERCE_UNION_LEVELS ? n - 1 : COERCE_UNION_LEVELS - 1];
+    while (pl && kw[pl - 1] >= '0' && kw[pl - 1] <= '9') pl--;
+    ce->u = (coerce_union_at){pl, pl + strspn(kw + pl, "0123456789"), (size_t)strtol(kw + pl, NULL, 10) + 1};
+    if (n > COERCE_UNION_LEVELS) return;
+    const char *p = at, *stop = at + ce->ll; /* ul: up to the '/' past the place's tokens */
+    for (size_t k = 0; (p = memchr(p, '/', (size_t)(stop - p))) != NULL; p++, k++)
+        if (k == steps[n - 1]) {
+            ce->ul = (size_t)(p - at);
+            break;
+        }
 }
 
-coerce_union_at coerce_union_of(const char *kw)
+bool coerce_union_claims(coerce_ctx *c, const coax_value *x, const coax_value *to, const coerce_error *ce)
 {
-    size_t pl = coerce_union_prefix(kw);
-    if (!pl) return (coerce_union_at){0, 0, 0};
-    return (coerce_union_at){pl, pl + strspn(kw + pl, "0123456789"), (size_t)strtol(kw + pl, NULL, 10) + 1};
-}
-
-bool coerce_union_claims(coerce_ctx *c, const coax_value *x, const coax_value *to, const char *loc)
-{
+    const char *loc = ce->e->keyword_location;
     unsigned bit = x->type == COAX_NUMBER ? 1u << 7 | 1u << COAX_NUMBER : coerce_type_bit(x);
     if (to && to->type == x->type) return false; /* a case or spaces fixed: no other meaning */
-    size_t pl = coerce_union_prefix(loc);
+    size_t pl = ce->u.pl;
     if (!pl) return false;
     char *end;
     long branch = strtol(loc + pl, &end, 10);
@@ -364,9 +417,10 @@ static bool lists_joined(coerce_ctx *c, const coax_value *s, const char *norm, c
     return false;
 }
 
-bool coerce_union_joined(coerce_ctx *c, const coax_value *x, const coax_value *hit, const char *loc)
+bool coerce_union_joined(coerce_ctx *c, const coax_value *x, const coax_value *hit, const coerce_error *ce)
 {
-    size_t pl = coerce_union_prefix(loc);
+    const char *loc = ce->e->keyword_location;
+    size_t pl = ce->u.pl;
     if (!pl || coerce_same_trimmed(x->u.text, x->len, hit->u.text, hit->len)) return false;
     char *end;
     strtol(loc + pl, &end, 10);

@@ -167,6 +167,12 @@ typedef struct wrapped {
     size_t at;
 } wrapped;
 
+/* Whether two wrapped items are items of one list. */
+static bool same_list(const wrapped *a, const wrapped *b)
+{
+    return a->plen == b->plen && !memcmp(a->p, b->p, a->plen);
+}
+
 /* By list, then index, then place in the log. */
 static int by_list(const void *x, const void *y)
 {
@@ -222,14 +228,12 @@ coax_code coerce_wrapped_items_place(coerce_ctx *c, const coax_value *value, con
     const wrapped *all = NULL, *side = NULL;
     for (size_t g = 0, e; g < n; g = e) {
         const wrapped *first = NULL;
-        for (e = g; e < n && w[e].plen == w[g].plen && !memcmp(w[e].p, w[g].p, w[g].plen); e++) {
+        for (e = g; e < n && same_list(&w[e], &w[g]); e++) {
             if (!strcmp(w[e].p + w[e].plen, "/0") && (!first || w[e].at < first->at)) first = &w[e];
             /* an item whose next index is wrapped too: the run of its index ends where the next begins */
-            bool run_end = e + 1 == n || w[e + 1].plen != w[e].plen || memcmp(w[e + 1].p, w[e].p, w[e].plen) ||
-                           w[e + 1].idx != w[e].idx;
-            if (!run_end) continue;
-            bool next = e + 1 < n && !(w[e + 1].plen != w[e].plen || memcmp(w[e + 1].p, w[e].p, w[e].plen)) &&
-                        w[e + 1].idx == w[e].idx + 1;
+            bool same = e + 1 < n && same_list(&w[e + 1], &w[e]);
+            if (same && w[e + 1].idx == w[e].idx) continue; /* not the run's end */
+            bool next = same && w[e + 1].idx == w[e].idx + 1;
             for (size_t k = e; next; k--) { /* each item of this index */
                 if (!side || w[k].at < side->at) side = &w[k];
                 if (k == g || w[k - 1].idx != w[e].idx) break;

@@ -444,8 +444,10 @@ static bool kept(const stream_partial *p, const coax_value *v, const coax_alloca
 {
     coerce_ctx c = {.arena = coax_arena_new(alloc)};
     size_t longest = 0;
-    for (size_t i = 0; i < p->ncomplete; i++)
-        if (strlen(p->complete[i]) > longest) longest = strlen(p->complete[i]);
+    for (size_t i = 0; i < p->ncomplete; i++) {
+        size_t len = strlen(p->complete[i]);
+        if (len > longest) longest = len;
+    }
     char *tok = c.arena ? coax_arena_alloc(c.arena, longest + 1) : NULL; /* a token's escapes undone */
     coax_member_lookup lookup = tok ? coerce_indexed_member : NULL;
     bool all = true;
