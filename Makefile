@@ -189,7 +189,9 @@ example-conformance: $(B)/test_example_suite
 #                                     classes and case folding, from Python's
 #                                     unicodedata: bench/extract/gen_unicode_nfc.py
 #   engine/tokens/unicode.c           the token estimator's character classes and
-#   engine/tokens/weights.c           its fitted weights, from Node's Unicode tables
+#   engine/tokens/weights.c           its fitted weights, and
+#   engine/tokens/runs.c              the exact tokens of runs of one punctuation
+#                                     mark, from Node's Unicode tables
 #                                     and the exact tokenizers: bench/tokens/
 #                                     (installs them from npm; the fit assembles a
 #                                     corpus and wants 8 GB); the classes come
@@ -208,6 +210,7 @@ tables-nfc:
 
 tables-tokens:
 	@$(MAKE) --no-print-directory -C bench tokens-unicode
+	@$(MAKE) --no-print-directory -C bench tokens-runs
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory -C bench tokens-fit
 

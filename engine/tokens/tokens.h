@@ -124,6 +124,30 @@ enum {
 #define TOK_PROBES 4
 #define TOK_HASH_MAX 24
 
+/* Runs of one ASCII punctuation mark ("----", " ====", "}}}}"): their
+** exact tokens, per encoding, for 1..TOK_RUN_MAX marks, alone and after a
+** space (runs.c, generated). BPE on such a run follows which repeats are
+** tokens, mark by mark (80 dashes are 1 token, 300 closing braces 150): no
+** row of mixed punctuation does. A longer run is its first r marks (r in
+** 1..TOK_RUN_MAX) and runs of TOK_RUN_MAX (within 1.2% on runs of 129 to
+** 5,000 marks). Runs shorter than TOK_RUN_MIN keep their rows (and the
+** frequent-piece table), which have them. */
+#define TOK_RUN_MAX 128
+#define TOK_RUN_MIN 4
+extern const uint8_t coax_tok_runs_o200k[2 * 32 * TOK_RUN_MAX];
+extern const uint8_t coax_tok_runs_cl100k[2 * 32 * TOK_RUN_MAX];
+
+/* The rows of ASCII punctuation (all but runs of one mark) past
+** TOK_MIXED_FIT code points: the corpus held too few such pieces for a fit
+** (the weights ran from 3 to 39 tokens at 11 to 24 marks, more tokens than
+** marks), so a longer piece weighs the row's weight at TOK_MIXED_FIT and
+** TOK_MIXED_SLOPE a mark more: mixed punctuation of replies, drawn at random
+** from JSON's, code's, Markdown's or all of it, is 0.54-0.68 tokens a mark
+** in o200k and cl100k at every length from 6 to 400 (exact counts,
+** bench/tokens), and alternations ("]}]}", "<><>") 0.50. */
+#define TOK_MIXED_FIT 10
+#define TOK_MIXED_SLOPE (TOK_SCALE * 6 / 10)
+
 /* A calibrated model: the fitted data of one encoding. */
 typedef struct tok_model {
     const uint16_t *weight; /* [TOK_NKEYS] */

@@ -253,7 +253,7 @@ static void test_large_inputs_are_linear_and_exact_for_repeats(void)
 ** piece of (punctuation, spaces) was held to its last weight: 10,000 spaces
 ** were 1 token (79 exact), "!?" x 5,000 26 (2,502), 100 KB of one symbol 24.
 ** No token holds more than 128 code points of a piece, so each 128 past the
-** first 24 add one at least; a run of 80 dashes keeps its estimate. */
+** first 24 add one at least. */
 static void test_long_runs_grow_a_token_per_128_code_points_at_least(void)
 {
     static const char *const units[] = {" ", "-", "!?", ".-", "}]", "\xe2\x80\xa6", "\xef\xbf\xbd", "\xc2\xa0"};
@@ -271,8 +271,50 @@ static void test_long_runs_grow_a_token_per_128_code_points_at_least(void)
     memset(s, ' ', 10000); /* exact: 9 and 79 in both */
     CHECK_INT(coax_tokens(COAX_ENC_O200K, s, 1000), 9);
     CHECK_INT(coax_tokens(COAX_ENC_CL100K, s, 10000), 79);
-    memset(s, '-', 80);
-    CHECK_INT(coax_tokens(COAX_ENC_O200K, s, 80), 20);
+}
+
+/* Runs of one punctuation mark (engine/tokens/runs.c): the rows of mixed
+** punctuation gave 80 dashes 20 tokens (1 exact), 300 closing braces 22
+** (150), 100 stars 21 (2). Exact from gpt-tokenizer, within the table and
+** past it, alone and after a space. */
+static void test_runs_of_one_mark_are_exact(void)
+{
+    static const struct {
+        char mark;
+        size_t n;
+        const char *lead, *trail;
+        size_t o200k, cl100k;
+    } runs[] = {
+        {'-', 80, "", "", 1, 1},       {'-', 1000, "", "", 16, 16}, {'=', 1000, "", "", 16, 17},
+        {'}', 300, "", "", 150, 150},  {'*', 100, "", "", 2, 3},    {'|', 300, "", "", 75, 75},
+        {'~', 60, "", "", 4, 4},       {'#', 40, "", "", 2, 1},     {'.', 600, "", "", 10, 10},
+        {'-', 4, " ", "", 1, 1},
+    };
+    static char s[2048];
+    for (size_t r = 0; r < sizeof runs / sizeof *runs; r++) {
+        size_t ll = strlen(runs[r].lead), tl = strlen(runs[r].trail), len = ll + runs[r].n + tl;
+        memcpy(s, runs[r].lead, ll);
+        memset(s + ll, runs[r].mark, runs[r].n);
+        memcpy(s + ll + runs[r].n, runs[r].trail, tl);
+        CHECK_INT(coax_tokens(COAX_ENC_O200K, s, len), runs[r].o200k);
+        CHECK_INT(coax_tokens(COAX_ENC_CL100K, s, len), runs[r].cl100k);
+    }
+    /* before a line break: the run's tokens and one (3 and 2 exact) */
+    memset(s, '=', 40);
+    s[40] = '\n';
+    CHECK_INT(coax_tokens(COAX_ENC_O200K, s, 41), 3);
+    CHECK_INT(coax_tokens(COAX_ENC_CL100K, s, 41), 3);
+    /* a Markdown reply with rules under a title and between parts: 32 exact
+    ** in both (the rows said 67 and 82) */
+    const char *md = "# Title\n\n========================================\n\nSome text -- here.\n\n"
+                     "------------------------------------------------------------------------\n```json\n"
+                     "{\"a\": [1, {\"b\": [[2]]}]}\n```\n";
+    size_t o = coax_tokens(COAX_ENC_O200K, md, strlen(md)), c = coax_tokens(COAX_ENC_CL100K, md, strlen(md));
+    CHECK(o >= 30 && o <= 34);
+    CHECK(c >= 30 && c <= 34);
+    /* mixed punctuation past 10 marks: about 0.6 a mark (alternations 0.5) */
+    for (size_t i = 0; i < 300; i++) s[i] = "]}"[i % 2];
+    CHECK_INT(coax_tokens(COAX_ENC_O200K, s, 300), 178); /* 150 exact */
 }
 
 static void test_encoding_names_round_trip(void)
@@ -394,6 +436,7 @@ static void test_held_out_sample_accuracy(void)
     X(test_capped_rows_stay_within_a_token_a_character)    \
     X(test_large_inputs_are_linear_and_exact_for_repeats)  \
     X(test_long_runs_grow_a_token_per_128_code_points_at_least) \
+    X(test_runs_of_one_mark_are_exact)                     \
     X(test_encoding_names_round_trip)                      \
     X(test_chat_adds_openai_framing)                       \
     X(test_held_out_sample_accuracy)
