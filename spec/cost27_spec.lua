@@ -40,7 +40,8 @@ describe("cost 27: coercion under long locations", function()
       local r = coax.extract(long, WIDE)
       assert.is_true(r.valid)
       assert.are.equal(310, #r.coercions)
-      assert.are.same({ "string_to_integer", "/" .. key .. "/309" }, { r.coercions[310].kind, r.coercions[310].pointer })
+      local last = r.coercions[310]
+      assert.are.same({ "string_to_integer", "/" .. key .. "/309" }, { last.kind, last.pointer })
       assert.are.equal(309, r.value[key][310])
     end)
 
@@ -72,7 +73,8 @@ describe("cost 27: coercion under long locations", function()
   end)
 
   it("twins: keys with '/' and '~' (escaped in the pointer) are coerced at their own places", function()
-    local s = assert(coax.schema('{"type":"object","additionalProperties":{"type":"array","items":{"type":"integer"}}}'))
+    local s = assert(coax.schema('{"type":"object","additionalProperties":{"type":"array",'
+      .. '"items":{"type":"integer"}}}'))
     local r = coax.extract('{"a/b~c": ["1", "x"], "~1": ["2"], "/": ["3"], "": ["4"], "~": [true]}', s)
     assert.is_false(r.valid)
     assert.are.same({ "string_to_integer /a~1b~0c/0", "string_to_integer /~01/0", "string_to_integer /~1/0",
@@ -121,7 +123,7 @@ describe("cost 27: an example's many property names", function()
     assert.are.same({ nil, "no valid instance found within the step limit (max_steps)" }, { coax.example(list) })
     local v = coax.example(list, { max_steps = 60000 })
     assert.are.same({ 25641, 1, 25641 }, { #v, v[1], v[25641] })
-    assert.are.same({ nil, "no valid instance found: at \"\": no value is allowed here (the schema is false), got null" },
-      { coax.example("false") })
+    assert.are.same({ nil, "no valid instance found: at \"\": no value is allowed here (the schema is false), "
+      .. "got null" }, { coax.example("false") })
   end)
 end)

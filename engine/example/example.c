@@ -23,7 +23,6 @@
 #include "example/example.h"
 #include "base/stack.h"
 #include "schema/compiled.h" /* coax_schema_run: validation from a subschema */
-#include "schema/map.h"
 
 #define EX_DEFAULT_DEPTH 32
 #define EX_MAX_DEPTH 256 /* max_depth is capped here */
@@ -33,9 +32,6 @@
 /* Nested generation calls (instance levels and choices within them): the
 ** bound on the C stack, whatever the options say. */
 #define EX_MAX_NEST 2000
-/* A properties object with more members than this is looked up through an
-** index (member_conj). */
-#define EX_INDEX_MIN 16
 
 /* ---- conjunctions ----------------------------------------------------- */
 
@@ -314,68 +310,9 @@ static size_t type_order(const ex_conj *L, int *order, bool *integer)
 
 /* ---- objects ---------------------------------------------------------- */
 
-typedef struct pname {
-    const char *key;
-    size_t klen;
-    bool required, include;
-} pname;
-
-/* An object's property names, in order, found through an index and with
-** the included ones counted as they change (include()): a scan for each
-** name, and a count of the included ones for each name added, were
-** quadratic in the names (16,000 required ones: 555 million instructions,
-** and a cap of 1,024 names whose example then failed "required"). */
-typedef struct names {
-    pname *v;
-    size_t n, cap;
-    size_t included;
-    smap index; /* name -> its place in v + 1 */
-} names;
-
-static void names_reset(names *ns)
-{
-    ns->n = ns->included = 0;
-    ns->index = (smap){0};
-}
-
-static pname *name_find(const names *ns, const char *k, size_t kl)
-{
-    size_t i = (size_t)(uintptr_t)smap_get(&ns->index, k, kl);
-    return i ? &ns->v[i - 1] : NULL;
-}
-
-static void include(names *ns, pname *p, bool on)
-{
-    ns->included = ns->included - p->include + on;
-    p->include = on;
-}
-
-static pname *name_add(ex_ctx *c, names *ns, const char *k, size_t kl)
-{
-    pname *p = name_find(ns, k, kl);
-    if (p) return p;
-    if (ns->n == ns->cap) {
-        size_t cap = ns->cap ? ns->cap * 2 : 16;
-        pname *v = coax_arena_alloc(c->work, cap * sizeof *v);
-        if (!v) {
-            c->rc = COAX_ENOMEM;
-            return NULL;
-        }
-        if (ns->n) memcpy(v, ns->v, ns->n * sizeof *v);
-        ns->v = v, ns->cap = cap;
-    }
-    if (!smap_put(&ns->index, c->work, k, kl, (void *)(uintptr_t)(ns->n + 1))) {
-        c->rc = COAX_ENOMEM;
-        return NULL;
-    }
-    p = &ns->v[ns->n++];
-    *p = (pname){k, kl, false, false};
-    return p;
-}
-
 /* Property names: declared ones in order, then required ones, with the
 ** bounds on their count. */
-static void collect_names(ex_ctx *c, const ex_conj *L, names *ns, size_t *minp, size_t *maxp)
+static void collect_names(ex_ctx *c, const ex_conj *L, ex_names *ns, size_t *minp, size_t *maxp)
 {
     *minp = 0, *maxp = SIZE_MAX;
     for (size_t i = 0; i < L->len; i++) {
@@ -384,7 +321,7 @@ static void collect_names(ex_ctx *c, const ex_conj *L, names *ns, size_t *minp, 
             const skw *w = &n->kw[k];
             if (w->op == OP_PROPS && w->v && w->v->type == COAX_OBJECT)
                 for (size_t j = 0; j < w->v->len; j++)
-                    name_add(c, ns, w->v->u.members[j].key, w->v->u.members[j].klen);
+                    ex_name_add(c, ns, w->v->u.members[j].key, w->v->u.members[j].klen);
             if (w->op == OP_MINPROPS && w->n > *minp) *minp = w->n;
             if (w->op == OP_MAXPROPS && w->n < *maxp) *maxp = w->n;
         }
@@ -395,8 +332,8 @@ static void collect_names(ex_ctx *c, const ex_conj *L, names *ns, size_t *minp, 
             const skw *w = &n->kw[k];
             if (w->op != OP_REQUIRED) continue;
             for (size_t j = 0; j < w->v->len; j++) {
-                pname *p = name_add(c, ns, w->v->u.items[j].u.text, w->v->u.items[j].len);
-                if (p) p->required = true, include(ns, p, true);
+                ex_name *p = ex_name_add(c, ns, w->v->u.items[j].u.text, w->v->u.items[j].len);
+                if (p) p->required = true, ex_include(ns, p, true);
             }
         }
     }
@@ -404,7 +341,7 @@ static void collect_names(ex_ctx *c, const ex_conj *L, names *ns, size_t *minp, 
 
 /* dependentRequired (and the array form of dependencies): names that must
 ** come along with an included one. Returns true when something changed. */
-static bool apply_dep_required(ex_ctx *c, const ex_conj *L, names *ns)
+static bool apply_dep_required(ex_ctx *c, const ex_conj *L, ex_names *ns)
 {
     bool changed = false;
     for (size_t i = 0; i < L->len; i++) {
@@ -415,12 +352,12 @@ static bool apply_dep_required(ex_ctx *c, const ex_conj *L, names *ns)
             for (size_t j = 0; j < w->v->len && j < w->nsubs; j++) {
                 const coax_member *m = &w->v->u.members[j];
                 if (w->subs[j] || m->value.type != COAX_ARRAY) continue;
-                pname *p = name_find(ns, m->key, m->klen);
+                ex_name *p = ex_name_find(ns, m->key, m->klen);
                 if (!p || !p->include) continue;
                 for (size_t d = 0; d < m->value.len; d++) {
                     const coax_value *x = &m->value.u.items[d];
-                    pname *q = name_add(c, ns, x->u.text, x->len);
-                    if (q && !q->include) q->required = changed = true, include(ns, q, true);
+                    ex_name *q = ex_name_add(c, ns, x->u.text, x->len);
+                    if (q && !q->include) q->required = changed = true, ex_include(ns, q, true);
                 }
             }
         }
@@ -430,7 +367,7 @@ static bool apply_dep_required(ex_ctx *c, const ex_conj *L, names *ns)
 
 /* dependentSchemas (and the schema form of dependencies) of included
 ** names not yet in 'L': added to a copy of 'L'. NULL when none. */
-static ex_conj *apply_dep_schemas(ex_ctx *c, const ex_conj *L, const names *ns)
+static ex_conj *apply_dep_schemas(ex_ctx *c, const ex_conj *L, const ex_names *ns)
 {
     ex_conj *M = NULL;
     for (size_t i = 0; i < L->len; i++) {
@@ -441,7 +378,7 @@ static ex_conj *apply_dep_schemas(ex_ctx *c, const ex_conj *L, const names *ns)
             for (size_t j = 0; j < w->v->len && j < w->nsubs; j++) {
                 const snode *d = w->subs[j];
                 if (!d) continue;
-                pname *p = name_find(ns, w->v->u.members[j].key, w->v->u.members[j].klen);
+                ex_name *p = ex_name_find(ns, w->v->u.members[j].key, w->v->u.members[j].klen);
                 if (!p || !p->include) continue;
                 bool have = d->kind == N_TRUE;
                 for (size_t x = 0; x < L->len && !have; x++) have = L->n[x] == d;
@@ -477,47 +414,6 @@ static bool pat_match(ex_ctx *c, const coax_regex *re, const char *k, size_t kl)
     return r == 1;
 }
 
-/* A large "properties" object's names -> place + 1, unless a name is
-** there twice (a value a host built: the parser keeps one of each), when
-** it is scanned. */
-typedef struct prop_index {
-    smap names;
-    bool twice;
-} prop_index;
-
-/* Whether the "properties" object 'props' has a member named key[0..kl)
-** at or after *j, which it then sets: a large one through an index built
-** at its first look, into 'indexes' (one object's generation: its n names
-** looked up in n properties were n^2 comparisons). */
-static bool prop_next(ex_ctx *c, smap *indexes, const coax_value *props, const char *key, size_t kl, size_t *j)
-{
-    prop_index *ix = props->len > EX_INDEX_MIN ? smap_getp(indexes, props) : NULL;
-    if (props->len > EX_INDEX_MIN && !ix) {
-        if (!(ix = coax_arena_alloc(c->work, sizeof *ix)) || !smap_putp(indexes, c->work, props, ix)) {
-            c->rc = COAX_ENOMEM;
-            return false;
-        }
-        *ix = (prop_index){{0}, false};
-        for (size_t m = 0; m < props->len && !ix->twice; m++) {
-            const coax_member *x = &props->u.members[m];
-            ix->twice = smap_get(&ix->names, x->key, x->klen) != NULL;
-            if (!smap_put(&ix->names, c->work, x->key, x->klen, (void *)(uintptr_t)(m + 1))) {
-                c->rc = COAX_ENOMEM;
-                return false;
-            }
-        }
-    }
-    if (ix && !ix->twice) {
-        size_t m = (size_t)(uintptr_t)smap_get(&ix->names, key, kl);
-        if (!m || m - 1 < *j) return false;
-        *j = m - 1;
-        return true;
-    }
-    for (; *j < props->len; ++*j)
-        if (props->u.members[*j].klen == kl && !memcmp(props->u.members[*j].key, key, kl)) return true;
-    return false;
-}
-
 /* The subschemas that apply to member 'key' of an object of 'L' ('indexes':
 ** prop_next's, one object's). */
 static ex_conj *member_conj(ex_ctx *c, const ex_conj *L, smap *indexes, const char *key, size_t kl)
@@ -532,7 +428,7 @@ static ex_conj *member_conj(ex_ctx *c, const ex_conj *L, smap *indexes, const ch
             if (w->op != OP_PROPS) continue;
             bool matched = false;
             if (w->v && w->v->type == COAX_OBJECT)
-                for (size_t j = 0; prop_next(c, indexes, w->v, key, kl, &j) && j < w->nsubs; j++)
+                for (size_t j = 0; ex_prop_next(c, indexes, w->v, key, kl, &j) && j < w->nsubs; j++)
                     conj_add(M, w->subs[j]), matched = true;
             for (size_t j = 0; j < w->npat; j++)
                 if (pat_match(c, w->res[j], key, kl)) conj_add(M, w->patsubs[j]), matched = true;
@@ -574,9 +470,9 @@ static bool key_ok(ex_ctx *c, const ex_conj *P, const char *k, size_t kl)
 
 /* Adds names beyond the declared ones until 'want' are included: from
 ** patternProperties, from propertyNames, else "key1", "key2", ... */
-static void add_extra_names(ex_ctx *c, const ex_conj *L, const ex_conj *P, names *ns, size_t want)
+static void add_extra_names(ex_ctx *c, const ex_conj *L, const ex_conj *P, ex_names *ns, size_t want)
 {
-    for (size_t i = 0; i < ns->n && ns->included < want; i++) include(ns, &ns->v[i], true);
+    for (size_t i = 0; i < ns->n && ns->included < want; i++) ex_include(ns, &ns->v[i], true);
     for (size_t tries = 0; ns->included < want && tries < 64 && !c->rc; tries++) {
         coax_buf b;
         coax_buf_init(&b, coax_arena_allocator(c->work));
@@ -605,11 +501,11 @@ static void add_extra_names(ex_ctx *c, const ex_conj *L, const ex_conj *P, names
             made = true;
         }
         if (b.oom) c->rc = COAX_ENOMEM;
-        if (made && !c->rc && !name_find(ns, b.data, b.len) && key_ok(c, P, b.data, b.len)) {
+        if (made && !c->rc && !ex_name_find(ns, b.data, b.len) && key_ok(c, P, b.data, b.len)) {
             char *k = coax_arena_strdup(c->work, b.data, b.len);
-            pname *p = k ? name_add(c, ns, k, b.len) : NULL;
+            ex_name *p = k ? ex_name_add(c, ns, k, b.len) : NULL;
             if (!k) c->rc = COAX_ENOMEM;
-            if (p) include(ns, p, true);
+            if (p) ex_include(ns, p, true);
         }
         coax_buf_free(&b);
     }
@@ -622,13 +518,13 @@ static coax_value *make_object(ex_ctx *c, const ex_conj *L, size_t depth, size_t
         c->limited |= COAX_EXAMPLE_HIT_DEPTH;
         return NULL;
     }
-    names ns = {0};
+    ex_names ns = {0};
     size_t minp, maxp;
     for (int round = 0; round < 4; round++) {
-        names_reset(&ns);
+        ex_names_reset(&ns);
         collect_names(c, L, &ns, &minp, &maxp);
         for (size_t i = 0; i < ns.n; i++)
-            if (!minimal) include(&ns, &ns.v[i], true);
+            if (!minimal) ex_include(&ns, &ns.v[i], true);
         while (apply_dep_required(c, L, &ns)) {}
         ex_conj *M = apply_dep_schemas(c, L, &ns);
         if (!M) break;
@@ -639,9 +535,9 @@ static coax_value *make_object(ex_ctx *c, const ex_conj *L, size_t depth, size_t
     if (!P) return NULL;
     for (size_t i = 0; i < ns.n; i++) /* names propertyNames refuses */
         if (ns.v[i].include && !ns.v[i].required && !key_ok(c, P, ns.v[i].key, ns.v[i].klen))
-            include(&ns, &ns.v[i], false);
+            ex_include(&ns, &ns.v[i], false);
     for (size_t i = ns.n; i-- > 0 && ns.included > maxp;)
-        if (!ns.v[i].required) include(&ns, &ns.v[i], false);
+        if (!ns.v[i].required) ex_include(&ns, &ns.v[i], false);
     if (ns.included < minp) add_extra_names(c, L, P, &ns, minp);
     size_t count = ns.included;
     coax_member *m = coax_arena_alloc(c->work, (count ? count : 1) * sizeof *m);
@@ -653,7 +549,7 @@ static coax_value *make_object(ex_ctx *c, const ex_conj *L, size_t depth, size_t
     bool failed = false;
     smap indexes = {0};
     for (size_t i = 0; i < ns.n && !failed && !c->rc; i++) {
-        const pname *p = &ns.v[i];
+        const ex_name *p = &ns.v[i];
         if (!p->include) continue;
         ex_conj *M = member_conj(c, L, &indexes, p->key, p->klen);
         if (!M) break;

@@ -3,13 +3,15 @@
 ** schema (references already resolved by the compiler) and builds
 ** candidates; example/scalar.c makes numbers and strings (formats,
 ** lengths, bounds); example/pattern.c makes a string a pattern matches;
-** example/unique.c files the items of a uniqueItems array by hash.
+** example/unique.c files the items of a uniqueItems array by hash;
+** example/properties.c finds an object's property names through indexes.
 ** Every candidate is checked with the validator before it is kept.
 */
 #ifndef COAX_EXAMPLE_H
 #define COAX_EXAMPLE_H
 
 #include "schema/schema.h"
+#include "schema/map.h"
 
 /* The most subschemas one conjunction holds (allOf members, reference
 ** targets, chosen anyOf/oneOf branches); more are left to the validator. */
@@ -75,6 +77,33 @@ bool ex_items_init(coax_arena *work, ex_items *set, size_t total);
 ** its hash and '*slot' where it goes), -1 when out of memory. */
 int ex_items_has(coax_arena *work, const ex_items *set, const coax_value *items, const coax_value *v, uint64_t *h,
                  size_t *slot);
+
+/* An object's property names in order (example/properties.c), found through
+** 'index', the included ones counted as ex_include changes them. */
+typedef struct ex_name {
+    const char *key;
+    size_t klen;
+    bool required, include;
+} ex_name;
+
+typedef struct ex_names {
+    ex_name *v;
+    size_t n, cap;
+    size_t included;
+    smap index; /* name -> its place in v + 1 */
+} ex_names;
+
+void ex_names_reset(ex_names *ns);
+ex_name *ex_name_find(const ex_names *ns, const char *k, size_t kl);
+/* The name k[0..kl), added (neither required nor included) when absent;
+** NULL when out of memory (c->rc). */
+ex_name *ex_name_add(ex_ctx *c, ex_names *ns, const char *k, size_t kl);
+void ex_include(ex_names *ns, ex_name *p, bool on);
+
+/* Whether the "properties" object 'props' has a member named key[0..kl)
+** at or after *j, which it then sets: a large one through an index built
+** at its first look, into 'indexes' (one object's generation, in c->work). */
+bool ex_prop_next(ex_ctx *c, smap *indexes, const coax_value *props, const char *key, size_t kl, size_t *j);
 
 /* The string member 'key' of an object schema node, or NULL. */
 const coax_value *ex_member(const snode *n, const char *key);

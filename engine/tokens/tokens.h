@@ -148,6 +148,15 @@ extern const uint8_t coax_tok_runs_cl100k[2 * 32 * TOK_RUN_MAX];
 #define TOK_MIXED_FIT 10
 #define TOK_MIXED_SLOPE (TOK_SCALE * 6 / 10)
 
+/* The weight of punctuation piece s[i..end) of TOK_RUN_MIN code points or
+** more ('row', 'nchars' its row and length) when its row's weight is not to
+** be trusted: a run of one ASCII mark (after a space or not, and the line
+** breaks after it) from runs.c, an ASCII piece past TOK_MIXED_FIT from
+** mixed_weight; else 0 (long_punct.c). It reads the piece again: the
+** scan's common path pays one test. */
+uint64_t tok_long_punct_weight(const unsigned char *s, size_t i, size_t end, bool o200k, const uint16_t *weight,
+                               unsigned row, unsigned nchars);
+
 /* A calibrated model: the fitted data of one encoding. */
 typedef struct tok_model {
     const uint16_t *weight; /* [TOK_NKEYS] */
