@@ -31,26 +31,27 @@ describe("cost 27: coercion under long locations", function()
   local long = '{"' .. key .. '": [' .. strings(310) .. ']}'
   local deep = ('{"a":'):rep(100) .. "[" .. strings(1000) .. "]" .. ("}"):rep(100)
 
-  it("310 strings under a key of 20,000 bytes: at most 20 times the validation's work (52 before), each coerced",
-    function()
-      local v = json.decode(long)
-      local extract, validate = H.best_cpu_pair(function() coax.extract(long, WIDE) end,
-        function() WIDE:validate(v) end)
-      assert.is_true(extract / validate < 20, ("extract / validate = %.1f"):format(extract / validate))
-      local r = coax.extract(long, WIDE)
-      assert.is_true(r.valid)
-      assert.are.equal(310, #r.coercions)
-      local last = r.coercions[310]
-      assert.are.same({ "string_to_integer", "/" .. key .. "/309" }, { last.kind, last.pointer })
-      assert.are.equal(309, r.value[key][310])
-    end)
+  -- extracting 'reply' costs less than 20 times validating it (the least CPU times of several runs);
+  -- returns the extraction
+  local function within_20_validations(reply, schema)
+    local v = json.decode(reply)
+    local extract, validate = H.best_cpu_pair(function() coax.extract(reply, schema) end,
+      function() schema:validate(v) end)
+    assert.is_true(extract / validate < 20, ("extract / validate = %.1f"):format(extract / validate))
+    return coax.extract(reply, schema)
+  end
+
+  it("310 strings under a key of 20,000 bytes: at most 20 times the validation's work (52 before)", function()
+    local r = within_20_validations(long, WIDE)
+    assert.is_true(r.valid)
+    assert.are.equal(310, #r.coercions)
+    local last = r.coercions[310]
+    assert.are.same({ "string_to_integer", "/" .. key .. "/309" }, { last.kind, last.pointer })
+    assert.are.equal(309, r.value[key][310])
+  end)
 
   it("1,000 strings 100 objects deep under anyOf: at most 20 times the validation's work (42 before)", function()
-    local v = json.decode(deep)
-    local extract, validate = H.best_cpu_pair(function() coax.extract(deep, DEEP) end,
-      function() DEEP:validate(v) end)
-    assert.is_true(extract / validate < 20, ("extract / validate = %.1f"):format(extract / validate))
-    local r = coax.extract(deep, DEEP)
+    local r = within_20_validations(deep, DEEP)
     assert.is_true(r.valid)
     assert.are.equal(1000, #r.coercions)
     assert.are.equal(("/a"):rep(100) .. "/999", r.coercions[1000].pointer)
