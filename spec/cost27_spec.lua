@@ -124,6 +124,9 @@ describe("cost 27: an example's many property names", function()
     assert.are.same({ nil, "no valid instance found within the step limit (max_steps)" }, { coax.example(list) })
     local v = coax.example(list, { max_steps = 60000 })
     assert.are.same({ 25641, 1, 25641 }, { #v, v[1], v[25641] })
+    -- past 65,536 items whatever the steps (2^60 items under as many steps wrapped their size: a crash)
+    assert.are.same({ nil, "no valid instance found within the size limit (an array of at most 65536 items)" },
+      { coax.example('{"type":"array","minItems":1152921504606846976}', { max_steps = 2 ^ 62 }) })
     assert.are.same({ nil, "no valid instance found: at \"\": no value is allowed here (the schema is false), "
       .. "got null" }, { coax.example("false") })
   end)

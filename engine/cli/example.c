@@ -37,6 +37,8 @@ static void explain(const coax_example_result *r)
         cli_errf(" within the depth limit (--depth N raises it)");
     else if (r->limited & COAX_EXAMPLE_HIT_STEPS)
         cli_errf(" within the step limit (--steps N raises it)");
+    else if (r->limited & COAX_EXAMPLE_HIT_SIZE)
+        cli_errf(" within the size limit (an array of at most %d items)", COAX_EXAMPLE_MAX_ITEMS);
     if (!r->value || !r->validation.nerrors) {
         cli_errf("\n");
         return;
@@ -118,9 +120,12 @@ int cli_example(int argc, char **argv)
         status = cli_fail("example", rc, &err);
     } else if (!r.valid) {
         explain(&r);
-        /* the search stopped at --steps: a limit, not an answer (a depth cut
-        ** is the answer for schemas whose every instance recurs: none) */
-        status = (r.limited & (COAX_EXAMPLE_HIT_DEPTH | COAX_EXAMPLE_HIT_STEPS)) == COAX_EXAMPLE_HIT_STEPS ? 4 : 1;
+        /* the search stopped at --steps or the size cap: a limit, not an
+        ** answer (a depth cut is the answer for schemas whose every instance
+        ** recurs: none) */
+        status = !(r.limited & COAX_EXAMPLE_HIT_DEPTH) && (r.limited & (COAX_EXAMPLE_HIT_STEPS | COAX_EXAMPLE_HIT_SIZE))
+                     ? 4
+                     : 1;
     } else {
         coax_buf out;
         coax_buf_init(&out, NULL);

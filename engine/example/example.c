@@ -633,8 +633,12 @@ static coax_value *make_array(ex_ctx *c, const ex_conj *L, size_t depth, size_t 
     if (!minimal && total == 0) total = 1;
     if (total < need) total = need;
     if (total > maxi) total = maxi;
-    if (total > c->steps) { /* each item takes a step at least: past the budget, say so now */
-        c->limited |= COAX_EXAMPLE_HIT_STEPS;
+    /* each item takes a step at least: past the budget, say so now; and
+    ** past a cap whatever the budget (a minItems of 2^60 under as many
+    ** steps wrapped the items' size, 10^8 took 8.8 GB, and 2^20 items take
+    ** 1.1 GB: about 1 KB an item made and checked) */
+    if (total > COAX_EXAMPLE_MAX_ITEMS || total > c->steps) {
+        c->limited |= total > COAX_EXAMPLE_MAX_ITEMS ? COAX_EXAMPLE_HIT_SIZE : COAX_EXAMPLE_HIT_STEPS;
         return NULL;
     }
     coax_value *items = coax_arena_alloc(c->work, (total ? total : 1) * sizeof *items);

@@ -653,6 +653,10 @@ typedef struct coax_example_result {
 
 #define COAX_EXAMPLE_HIT_DEPTH 1u /* options->max_depth was reached */
 #define COAX_EXAMPLE_HIT_STEPS 2u /* options->max_steps was used up */
+#define COAX_EXAMPLE_HIT_SIZE 4u  /* an array would pass COAX_EXAMPLE_MAX_ITEMS */
+/* The most items of an array an example makes (its minItems past them: no
+** instance, COAX_EXAMPLE_HIT_SIZE), whatever max_steps allows. */
+#define COAX_EXAMPLE_MAX_ITEMS 65536
 
 /* Builds an instance that validates against 'schema': what a model is shown
 ** when it asks for an example, what a recipe author reads to see a schema.

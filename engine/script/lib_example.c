@@ -7,6 +7,8 @@
 
 #define LCOAX_EXAMPLE_SCHEMA "coax.example.schema"
 #define SCRIPT_MAX_STEPS 20000 /* coax_example's default max_steps */
+#define TEXT_OF_(x) #x
+#define TEXT_OF(x) TEXT_OF_(x) /* a macro's value as a string literal */
 
 static size_t opt_size(lua_State *L, int t, const char *k)
 {
@@ -107,6 +109,8 @@ static int l_example(lua_State *L)
     } else if (!r.valid) {
         const char *within = r.limited & COAX_EXAMPLE_HIT_DEPTH   ? " within the depth limit (max_depth)"
                              : r.limited & COAX_EXAMPLE_HIT_STEPS ? " within the step limit (max_steps)"
+                             : r.limited & COAX_EXAMPLE_HIT_SIZE  ? " within the size limit (an array of at most "
+                                                                    TEXT_OF(COAX_EXAMPLE_MAX_ITEMS) " items)"
                                                                   : "";
         lua_pushnil(L);
         if (r.value && r.validation.nerrors)

@@ -42,19 +42,36 @@ static uint64_t mixed_weight(const uint16_t *weight, unsigned row, size_t nchars
 uint64_t tok_long_punct_weight(const unsigned char *s, size_t i, size_t end, bool o200k, const uint16_t *weight,
                                unsigned row, unsigned nchars)
 {
-    bool lead = s[i] == ' ';
-    size_t j = i + lead, k = j + 1;
-    while (k < end && s[k] == s[j]) k++;
-    /* a run and the line breaks after it ("=====\n\n" under a title): the
-    ** run's tokens and a token for each 8 breaks, exact for 73% of runs of 4
-    ** to 200 marks with 1 to 3 breaks, one over for most others */
-    size_t breaks = k;
-    while (breaks < end && (s[breaks] == '\n' || s[breaks] == '\r')) breaks++;
-    if (k - j >= TOK_RUN_MIN && breaks == end) {
-        uint64_t w = run_weight(o200k ? coax_tok_runs_o200k : coax_tok_runs_cl100k, s[j], k - j, lead);
-        if (w) return w + (uint64_t)((end - k + 7) / 8) * TOK_SCALE;
+    const uint8_t *runs = o200k ? coax_tok_runs_o200k : coax_tok_runs_cl100k;
+    bool lead = s[i] == ' ', fitted = nchars <= TOK_MIXED_FIT; /* fitted: its row holds it but for one run */
+    size_t j = i + lead, marks = end; /* the marks, then the line breaks after them */
+    if (fitted && s[j + 1] != s[j]) return 0; /* "},{" and the like: most punctuation pieces, at once */
+    while (marks > j && (s[marks - 1] == '\n' || s[marks - 1] == '\r')) marks--;
+    size_t breaks = end - marks;
+    /* Runs of one mark each ("----", "[[[[]]]]", "}}}]]]"): the sum of their
+    ** tokens, past TOK_MIXED_FIT marks when they average 2 marks or more
+    ** (a few merge across a boundary: 1,022 brackets are 512 for 511), a
+    ** single run of TOK_RUN_MIN or more at any length; the line breaks
+    ** after them a token for each 8, exact for 73% of single runs of 4 to
+    ** 200 marks with 1 to 3 breaks, one over for most others. */
+    uint64_t sum = 0;
+    size_t nruns = 0, k = j;
+    while (k < marks && sum != UINT64_MAX && !(fitted && nruns)) {
+        size_t e = k + 1;
+        while (e < marks && s[e] == s[k]) e++;
+        uint64_t w = run_weight(runs, s[k], e - k, lead && k == j);
+        sum = w ? sum + w : UINT64_MAX; /* not a mark of the table: no sum */
+        nruns++;
+        k = e;
     }
+    size_t nmarks = marks - j;
+    if (nmarks && sum != UINT64_MAX && (fitted ? nmarks >= TOK_RUN_MIN && k == marks : nruns * 2 <= nmarks))
+        return sum + (uint64_t)((breaks + 7) / 8) * TOK_SCALE;
+    /* other ASCII punctuation past TOK_MIXED_FIT marks: the rate a mark, and
+    ** the breaks after it as above ("}" and 40 line feeds: 4 exact) */
     bool ascii = (row - TOK_ROW_PUNCT) / 8 == TOK_S_ASCII; /* the rows of a script: lead, break, repeats */
-    return nchars > TOK_MIXED_FIT && ascii ? mixed_weight(weight, row, nchars) : 0;
+    if (!ascii || nchars <= TOK_MIXED_FIT) return 0;
+    if (nmarks > TOK_MIXED_FIT) return mixed_weight(weight, row, nmarks) + (uint64_t)((breaks + 7) / 8) * TOK_SCALE;
+    /* a few marks and many breaks: the row's weight for them and one break, a token for each 8 more */
+    return breaks > 1 ? weight[row * TOK_MAXLEN + nmarks] + (uint64_t)((breaks - 1 + 7) / 8) * TOK_SCALE : 0;
 }
-

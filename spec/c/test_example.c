@@ -225,6 +225,23 @@ static void test_items_past_the_steps(void)
     size_t items = 1;
     for (const char *q = out; *q; q++) items += *q == ',';
     CHECK_INT(items, 25641);
+    /* past COAX_EXAMPLE_MAX_ITEMS whatever the steps: the size limit (a
+    ** minItems of 2^60 under 2^60 + 1 steps wrapped the items' size, and
+    ** with uniqueItems the filing table's size loop never ended) */
+    const char *huge[] = {"{\"type\":\"array\",\"minItems\":1152921504606846976}",
+                          "{\"type\":\"array\",\"minItems\":4611686018427387905,\"uniqueItems\":true}",
+                          "{\"type\":\"array\",\"minItems\":65537}"};
+    for (size_t i = 0; i < sizeof huge / sizeof *huge; i++) {
+        coax_example_options big = {0, (size_t)-1, 0};
+        CHECK_INT(example_text(huge[i], &big, out, 300000, &r), COAX_OK);
+        CHECK_INT(r.valid, 0);
+        CHECK_INT(r.limited, COAX_EXAMPLE_HIT_SIZE);
+        CHECK_STR(out, "");
+    }
+    coax_example_options big = {0, 100000, 0};
+    CHECK_INT(example_text("{\"type\":\"array\",\"minItems\":65536,\"items\":{\"const\":1}}", &big, out, 300000, &r),
+              COAX_OK);
+    CHECK_INT(r.valid, 1);
     free(out);
 }
 

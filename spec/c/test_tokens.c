@@ -312,6 +312,18 @@ static void test_runs_of_one_mark_are_exact(void)
     size_t o = coax_tokens(COAX_ENC_O200K, md, strlen(md)), c = coax_tokens(COAX_ENC_CL100K, md, strlen(md));
     CHECK(o >= 30 && o <= 34);
     CHECK(c >= 30 && c <= 34);
+    /* runs of one mark each, side by side: their sum (511 and 511 exact; the
+    ** rows said 28 and 35), 6 for "}}}]]]}}}]]]" (6 exact) */
+    memset(s, '[', 511);
+    memset(s + 511, ']', 511);
+    CHECK_INT(coax_tokens(COAX_ENC_O200K, s, 1022), 511);
+    CHECK_INT(coax_tokens(COAX_ENC_CL100K, s, 1022), 512);
+    CHECK_INT(coax_tokens(COAX_ENC_O200K, "}}}]]]}}}]]]", 12), 6);
+    /* a mark and 40 line feeds: 4 and 3 exact (the rows said 24 and 32) */
+    s[0] = '}';
+    memset(s + 1, '\n', 40);
+    CHECK_INT(coax_tokens(COAX_ENC_O200K, s, 41), 6);
+    CHECK_INT(coax_tokens(COAX_ENC_CL100K, s, 41), 6);
     /* mixed punctuation past 10 marks: about 0.6 a mark (alternations 0.5) */
     for (size_t i = 0; i < 300; i++) s[i] = "]}"[i % 2];
     CHECK_INT(coax_tokens(COAX_ENC_O200K, s, 300), 178); /* 150 exact */
