@@ -647,17 +647,13 @@ typedef struct coax_example_result {
                                 ** attempt (NULL when nothing was built) */
     coax_validation validation; /* when !valid and value: its errors */
     size_t checks;              /* candidates validated along the way */
-    unsigned limited;           /* when !valid: COAX_EXAMPLE_HIT_* bits, the
-                                ** bounds that cut generation short */
+    unsigned limited;           /* when !valid: the COAX_EXAMPLE_HIT_* that cut it */
 } coax_example_result;
 
 #define COAX_EXAMPLE_HIT_DEPTH 1u /* options->max_depth was reached */
 #define COAX_EXAMPLE_HIT_STEPS 2u /* options->max_steps was used up */
-#define COAX_EXAMPLE_HIT_SIZE 4u  /* an array would pass COAX_EXAMPLE_MAX_ITEMS */
-/* The most items of an array an example makes (its minItems past them: no
-** instance, COAX_EXAMPLE_HIT_SIZE), whatever max_steps allows. */
-#define COAX_EXAMPLE_MAX_ITEMS 65536
-
+#define COAX_EXAMPLE_HIT_SIZE 4u  /* an array needed more than the most items: */
+#define COAX_EXAMPLE_MAX_ITEMS 65536 /* an example's array, whatever max_steps */
 /* Builds an instance that validates against 'schema': what a model is shown
 ** when it asks for an example, what a recipe author reads to see a schema.
 **
