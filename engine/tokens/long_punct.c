@@ -39,6 +39,10 @@ static uint64_t mixed_weight(const uint16_t *weight, unsigned row, size_t nchars
     return weight[row * TOK_MAXLEN + TOK_MIXED_FIT - 1] + (uint64_t)(nchars - TOK_MIXED_FIT) * TOK_MIXED_SLOPE;
 }
 
+/* The weight of n line breaks after punctuation: a token for each 8 (one
+** token holds 8 line feeds and more in both encodings). */
+static uint64_t break_weight(size_t n) { return (uint64_t)((n + 7) / 8) * TOK_SCALE; }
+
 uint64_t tok_long_punct_weight(const unsigned char *s, size_t i, size_t end, bool o200k, const uint16_t *weight,
                                unsigned row, unsigned nchars)
 {
@@ -66,12 +70,12 @@ uint64_t tok_long_punct_weight(const unsigned char *s, size_t i, size_t end, boo
     }
     size_t nmarks = marks - j;
     if (nmarks && sum != UINT64_MAX && (fitted ? nmarks >= TOK_RUN_MIN && k == marks : nruns * 2 <= nmarks))
-        return sum + (uint64_t)((breaks + 7) / 8) * TOK_SCALE;
+        return sum + break_weight(breaks);
     /* other ASCII punctuation past TOK_MIXED_FIT marks: the rate a mark, and
     ** the breaks after it as above ("}" and 40 line feeds: 4 exact) */
     bool ascii = (row - TOK_ROW_PUNCT) / 8 == TOK_S_ASCII; /* the rows of a script: lead, break, repeats */
     if (!ascii || nchars <= TOK_MIXED_FIT) return 0;
-    if (nmarks > TOK_MIXED_FIT) return mixed_weight(weight, row, nmarks) + (uint64_t)((breaks + 7) / 8) * TOK_SCALE;
+    if (nmarks > TOK_MIXED_FIT) return mixed_weight(weight, row, nmarks) + break_weight(breaks);
     /* a few marks and many breaks: the row's weight for them and one break, a token for each 8 more */
-    return breaks > 1 ? weight[row * TOK_MAXLEN + nmarks] + (uint64_t)((breaks - 1 + 7) / 8) * TOK_SCALE : 0;
+    return breaks > 1 ? weight[row * TOK_MAXLEN + nmarks] + break_weight(breaks - 1) : 0;
 }

@@ -658,6 +658,13 @@ static inline uint64_t row_weight(const tok_model *m, const uint16_t *weight, si
     return row_weight_long(m, row, nchars);
 }
 
+/* The key a piece of 'nchars' code points in 'row' is fitted under (the
+** calibration tool's): its row's last past TOK_MAXLEN. */
+static inline uint32_t piece_key(unsigned row, unsigned nchars)
+{
+    return row * TOK_MAXLEN + (nchars <= TOK_MAXLEN ? nchars - 1 : TOK_MAXLEN - 1);
+}
+
 /* What a piece may read past its start without a test (scan_piece). */
 #define ROOM 20
 
@@ -713,8 +720,7 @@ static ALWAYS_INLINE size_t finish_piece(scan_state *st, size_t i, size_t end, u
     st->total += weight;
     if (st->visit) {
         tok_piece p = {i, end, kind, row, nchars,
-                       row * TOK_MAXLEN + (nchars <= TOK_MAXLEN ? nchars - 1 : TOK_MAXLEN - 1),
-                       hash, hashed, common, weight};
+                       piece_key(row, nchars), hash, hashed, common, weight};
         st->visit(st->ud, &p);
     }
     st->prev_alnum = alnum_end;
@@ -728,8 +734,7 @@ static ALWAYS_INLINE size_t finish_piece(scan_state *st, size_t i, size_t end, u
 static __attribute__((noinline)) void visit_exact(tok_visit visit, void *ud, size_t i, size_t end, unsigned row,
                                                   unsigned nchars, uint64_t weight)
 {
-    tok_piece p = {i, end, TOK_K_PUNCT, row, nchars,
-                   row * TOK_MAXLEN + (nchars <= TOK_MAXLEN ? nchars - 1 : TOK_MAXLEN - 1), 0, 0, 0, weight};
+    tok_piece p = {i, end, TOK_K_PUNCT, row, nchars, piece_key(row, nchars), 0, 0, 0, weight};
     visit(ud, &p);
 }
 
