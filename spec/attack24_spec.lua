@@ -65,9 +65,11 @@ return { schema = { type = "object", required = { "q" } }, prompt = "hi", max_at
   -- extraction an attempt) had one e:poll(0) take 42 attempts, 20.8 s, before the report's bound ended
   -- the session. A poll's cost is counted as a call's: its scripts' instructions, or its CPU time at
   -- 250 ns an instruction, whichever is more. Under a budget of 100,000 instructions (25 ms), an
-  -- attempt that extracts 2.8 MB (0.1 s or more) is a poll's last.
+  -- attempt that extracts 420 KB (0.1-0.2 s) is a poll's last. The recipe builds that reply in about
+  -- 1 ms: a reply of 2.8 MB took 9 ms to build, and under a sanitizer beside another job more than
+  -- the whole budget (the session ended "limit" before its first attempt).
   it("counts the C of its passes too: an agent's long reply, extracted in C, is one attempt a poll", function()
-    local function answering(reps) -- made by doubling: string.rep charges its bytes (2.8 MB: 350,000)
+    local function answering(reps) -- made by doubling: string.rep charges its bytes (420 KB: 52,000)
       return ([[
 local big = "[1,2,3] text " while #big < %d * 14 do big = big .. big end
 return { schema = { type = "object", required = { "q" } }, prompt = "hi", max_attempts = 3,
@@ -88,7 +90,7 @@ return { schema = { type = "object", required = { "q" } }, prompt = "hi", max_at
       e:close()
       return r
     end
-    assert.are.same({ { 1, 1, 1 }, "exhausted" }, per_poll(200000))
+    assert.are.same({ { 1, 1, 1 }, "exhausted" }, per_poll(20000))
     assert.are.same({ { 3 }, "exhausted" }, per_poll(10)) -- twin: a short reply, all three in one poll
   end)
 

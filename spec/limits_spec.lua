@@ -844,7 +844,7 @@ describe("schema compilation is near-linear in the schema's bytes", function()
   it("an enum of n copies of one value: copies stay out of the hash set", function()
     compiles_near_linearly(function(n)
       return '{"enum":[' .. csv(n, function() return "1" end) .. "]}"
-    end, 4000)
+    end, 16000) -- 4,000 compiled in 0.17 ms (2.4 ms under ASan), short enough for noise to reach 8.6 once
     local s = assert(coax.schema('{"enum":[1,1,1,1,1,1,1,1,1,1.0,"a",1,"a",[1],[1.0]]}'))
     assert.is_true(s:validate("1", "json"))
     assert.is_true(s:validate('"a"', "json"))
