@@ -1,5 +1,6 @@
 /*
-** base/bytes.h: sixteen bytes at a time, for the byte scanners of the repair
+** base/bytes.h: eight bytes in a word (word_eq, anywhere), and sixteen at a
+** time for the byte scanners of the repair
 ** (the lenient parser's strings and spaces, the log's line and column sweep)
 ** and of the token estimator (tokens/chars.h: runs of letters and spaces). Text is
 ** read in place, with no padding after it, so a block is loaded only where
@@ -18,6 +19,29 @@
 #else
 #define BYTES16 0
 #endif
+
+/* Eight bytes in a word (SWAR), for text too short for a block or where
+** a test needs no vector unit: WORD_ONES times a byte is that byte in
+** each lane. */
+#define WORD_ONES 0x0101010101010101ull
+#define WORD_HIGHS 0x8080808080808080ull
+
+/* The high bit of each byte of w that is c (a zero byte of w ^ c's). A
+** borrow may flag a byte above the lowest one flagged, never below it: as
+** a yes or no it is exact, and so is the lowest flagged byte. */
+static inline uint64_t word_eq(uint64_t w, unsigned char c)
+{
+    uint64_t x = w ^ (WORD_ONES * c);
+    return (x - WORD_ONES) & ~x & WORD_HIGHS;
+}
+
+/* The high bit of each byte of w that a JSON string escapes ('"', '\\',
+** below 0x20) or that belongs to a UTF-8 sequence (0x80 and above): exact
+** as word_eq is. */
+static inline uint64_t word_json_stops(uint64_t w)
+{
+    return (((w - WORD_ONES * 0x20) | w) & WORD_HIGHS) | word_eq(w, '"') | word_eq(w, '\\');
+}
 
 /* How many bits of x are set (x below 2^16): the build targets baseline
 ** x86-64, where __builtin_popcount is a library call. */

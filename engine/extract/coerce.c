@@ -30,6 +30,7 @@
 */
 #include "extract/coerce.h"
 #include "extract/coerce_map.h"
+#include "base/bytes.h"
 #include "base/hash.h"
 
 #include <stdlib.h>
@@ -299,15 +300,9 @@ typedef struct round {
 static hent *deepest_prefix(const hmap *m, const char *loc, size_t len)
 {
     hent *best = NULL;
-    uint64_t h = loc_start(m);
-    for (size_t i = 0, e;; i = e) {
-        if (i == len || loc[i] == '/') {
-            hent *x = hmap_find(m, loc, i, NULL, 0, hfold(m, h));
-            if (x) best = x;
-        }
-        if (i == len) return best;
-        h = loc_step(m, h, loc + i, (e = loc_cut(loc, i, len)) - i);
-    }
+    prefix_walk w = prefix_walk_at(m, loc, len);
+    for (hent *x; (x = prefix_walk_next(m, &w));) best = x;
+    return best;
 }
 
 /* Puts every proper prefix of at[0..len) (len > 0) in r->above, the root
@@ -409,15 +404,13 @@ static int same_change(coax_arena *a, const coerce_trial *x, const coerce_trial 
 }
 
 /* The place of the last '/' in s[0..n), or 0 when there is none: a token
-** can be kilobytes, so 8 bytes a step (SWAR: a byte equal to '/' is a zero
-** byte of w ^ '/'s, and the test for one has no false positive). */
+** can be kilobytes, so 8 bytes a step (word_eq). */
 static size_t last_slash(const char *s, size_t n)
 {
     for (; n >= 8; n -= 8) {
         uint64_t w;
         memcpy(&w, s + n - 8, 8);
-        w ^= 0x2f2f2f2f2f2f2f2full;
-        if ((w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull) break;
+        if (word_eq(w, '/')) break;
     }
     while (n && s[--n] != '/') {}
     return n;
@@ -867,16 +860,8 @@ static coax_code settle(job *j, coax_validation *val)
     bool any = false;
     for (size_t i = 0; i < val->nerrors; i++) { /* every provisional place above an error fails */
         const char *loc = val->errors[i].instance_location;
-        size_t len = strlen(loc);
-        uint64_t h = loc_start(&places);
-        for (size_t k = 0, e;; k = e) {
-            if (k == len || loc[k] == '/') {
-                hent *x = hmap_find(&places, loc, k, NULL, 0, hfold(&places, h));
-                if (x) any = j->prov[x->val - 1].failed = true;
-            }
-            if (k == len) break;
-            h = loc_step(&places, h, loc + k, (e = loc_cut(loc, k, len)) - k);
-        }
+        prefix_walk w = prefix_walk_at(&places, loc, strlen(loc));
+        for (hent *x; (x = prefix_walk_next(&places, &w));) any = j->prov[x->val - 1].failed = true;
     }
     if (!any) return COAX_OK;
     coerce_ctx *c = j->c;

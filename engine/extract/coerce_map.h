@@ -101,6 +101,37 @@ static hent *hmap_find(const hmap *m, const char *a, size_t al, const char *b, s
     return x->a ? x : NULL;
 }
 
+/* The entries of 'm' (a map of hash_loc) at the prefixes of a location
+** that end before a '/' or at its end, shortest first, the whole location
+** last: prefix_walk_at, then prefix_walk_next until it gives NULL. The
+** prefixes' hashes come from one pass (hash_loc's chain). */
+typedef struct prefix_walk {
+    const char *loc;
+    size_t len, at; /* at: the next prefix's length; past len once done */
+    uint64_t h;     /* the hash of loc[0..at) */
+} prefix_walk;
+
+static prefix_walk prefix_walk_at(const hmap *m, const char *loc, size_t len)
+{
+    return (prefix_walk){loc, len, 0, loc_start(m)};
+}
+
+static hent *prefix_walk_next(const hmap *m, prefix_walk *w)
+{
+    while (w->at <= w->len) {
+        size_t i = w->at;
+        hent *x = i == w->len || w->loc[i] == '/' ? hmap_find(m, w->loc, i, NULL, 0, hfold(m, w->h)) : NULL;
+        if (i == w->len) {
+            w->at = i + 1;
+        } else {
+            w->at = loc_cut(w->loc, i, w->len);
+            w->h = loc_step(m, w->h, w->loc + i, w->at - i);
+        }
+        if (x) return x;
+    }
+    return NULL;
+}
+
 /* The entry for the key, added (val 0) when absent; NULL when out of memory. */
 static hent *hmap_put(hmap *m, const char *a, size_t al, const char *b, size_t bl, uint32_t h)
 {

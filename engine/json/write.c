@@ -3,6 +3,7 @@
 ** Iterative (values can be nested as deep as the host allowed) and exact:
 ** numbers are written as their text, strings escaped minimally.
 */
+#include "base/bytes.h"
 #include "base/core.h"
 
 #ifdef __SSE2__
@@ -43,13 +44,10 @@ static inline __attribute__((always_inline)) size_t plain_run(const char *s, siz
     }
 #else
     /* a word's bytes: none >= 0x80, none below 0x20, none '"' or '\\' */
-    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
     while (len - i >= 8) {
         uint64_t w;
         memcpy(&w, s + i, 8);
-        uint64_t q = w ^ (ones * '"'), k = w ^ (ones * '\\');
-        uint64_t stop = w | (w - ones * 0x20) | ((q - ones) & ~q) | ((k - ones) & ~k);
-        if (stop & highs) break;
+        if (word_json_stops(w)) break;
         i += 8;
     }
 #endif
@@ -63,9 +61,7 @@ static inline __attribute__((always_inline)) size_t plain_run(const char *s, siz
 ** can flag bytes after the first that stops, never one before it. */
 static inline unsigned plain_bytes(uint64_t w)
 {
-    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
-    uint64_t q = w ^ (ones * '"'), k = w ^ (ones * '\\');
-    uint64_t stop = (w | (w - ones * 0x20) | ((q - ones) & ~q) | ((k - ones) & ~k)) & highs;
+    uint64_t stop = word_json_stops(w);
     return stop ? (unsigned)__builtin_ctzll(stop) / 8 : 8;
 }
 #endif

@@ -8,6 +8,7 @@
 ** large the value.
 */
 #include "schema/validate.h"
+#include "base/bytes.h"
 
 #include <stdio.h>
 
@@ -258,14 +259,8 @@ void vctx_annotate(vctx *c, const skw *k)
     c->nanns++;
 }
 
-/* Whether any byte of x is '~' or '/' (a byte equal to one has a zero in
-** x ^ its pattern). */
-static inline bool has_escape(uint64_t x)
-{
-    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
-    uint64_t a = x ^ (ones * '~'), b = x ^ (ones * '/');
-    return (((a - ones) & ~a) | ((b - ones) & ~b)) & highs;
-}
+/* Whether any byte of x is '~' or '/'. */
+static inline bool has_escape(uint64_t x) { return word_eq(x, '~') | word_eq(x, '/'); }
 
 /* How many bytes of s[0..n) are '~' or '/' (each escaped in two bytes).
 ** Most names have none: words of eight (or four) bytes tell, the last one
@@ -417,31 +412,22 @@ void vctx_error_at_kw(vctx *c, const char *kw)
 
 /* ---- messages ------------------------------------------------------------ */
 
-/* Appends s[0..n) as a JSON string, cut at 'max' bytes on a character
-** boundary, with "..." inside the quotes when cut. */
-/* Whether any byte of x is below 0x20, above 0x7f, '"' or '\\' (one that
-** a JSON string escapes, or reads as UTF-8). */
-static inline bool has_special(uint64_t x)
-{
-    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
-    uint64_t q = x ^ (ones * '"'), s = x ^ (ones * '\\');
-    return ((x - ones * 0x20) | x | ((q - ones) & ~q) | ((s - ones) & ~s)) & highs;
-}
-
 /* Whether s[0..n) is written in a JSON string as it is. */
 static bool plain_text(const char *s, size_t n)
 {
     if (n >= 8) {
         for (size_t i = 0; i + 8 <= n; i += 8)
-            if (has_special(coax_load8(s + i))) return false;
-        return !has_special(coax_load8(s + n - 8));
+            if (word_json_stops(coax_load8(s + i))) return false;
+        return !word_json_stops(coax_load8(s + n - 8));
     }
-    if (n >= 4) return !has_special(coax_load4(s) | coax_load4(s + n - 4) << 32);
+    if (n >= 4) return !word_json_stops(coax_load4(s) | coax_load4(s + n - 4) << 32);
     for (size_t i = 0; i < n; i++)
         if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7f || s[i] == '"' || s[i] == '\\') return false;
     return true;
 }
 
+/* Appends s[0..n) as a JSON string, cut at 'max' bytes on a character
+** boundary, with "..." inside the quotes when cut. */
 void vctx_put_str(coax_buf *b, const char *s, size_t n, size_t max)
 {
     if (n <= max && plain_text(s, n)) { /* quoted as it is */

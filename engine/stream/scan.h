@@ -9,6 +9,7 @@
 #ifndef COAX_STREAM_SCAN_H
 #define COAX_STREAM_SCAN_H
 
+#include "base/bytes.h"
 #include "base/core.h"
 #include "json/parse_scan.h"
 
@@ -92,14 +93,9 @@ static inline size_t ascii_run(const unsigned char *p, size_t i, size_t len)
         if (stop_at((const char *)p + i, &at)) return i + at;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     if (i + 8 <= len) {
-        const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
         uint64_t w;
         memcpy(&w, p + i, 8);
-        uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
-        /* a byte's high bit is set when it is a quote, a backslash, below
-        ** 0x20 or above 0x7F (bytes above the lowest one flagged may be
-        ** flagged wrongly by a borrow; the lowest is always right) */
-        uint64_t stop = (((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w) | w) & highs;
+        uint64_t stop = word_json_stops(w); /* the lowest byte flagged is right */
         if (stop) return i + (size_t)(__builtin_ctzll(stop) >> 3);
         i += 8;
     }
