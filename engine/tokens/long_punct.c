@@ -6,6 +6,8 @@
 ** and the scan's common path pays one test for them.
 */
 #include "tokens/tokens.h"
+#include "tokens/chars.h"
+#include "base/bytes.h"
 
 #include <string.h>
 
@@ -43,12 +45,103 @@ static uint64_t mixed_weight(const uint16_t *weight, unsigned row, size_t nchars
 ** token holds 8 line feeds and more in both encodings). */
 static uint64_t break_weight(size_t n) { return (uint64_t)((n + 7) / 8) * TOK_SCALE; }
 
+/* A control character, which the split takes as punctuation (\t, \v, \f
+** are spaces, and \r, \n the breaks after a piece). */
+static inline bool is_control(unsigned c) { return (c < 0x20 && c != '\n' && c != '\r') || c == 0x7F; }
+
+/* The weight of s[a..b), ASCII marks and no control character, as the
+** piece a control character ends: the sum of its runs when it is one run
+** or runs of 2 marks or more on average, else the row's weight (the row of
+** ASCII punctuation, after a space or not). */
+static uint64_t marks_weight(const uint8_t *runs, const uint16_t *weight, const unsigned char *s, size_t a,
+                             size_t b, bool lead)
+{
+    uint64_t sum = 0;
+    size_t nruns = 0, len = b - a;
+    for (size_t k = a, e; k < b && sum != UINT64_MAX; k = e, nruns++) {
+        for (e = k + 1; e < b && s[e] == s[k];) e++;
+        uint64_t w = run_weight(runs, s[k], e - k, lead && k == a);
+        sum = w ? sum + w : UINT64_MAX;
+    }
+    if (sum != UINT64_MAX && nruns * 2 <= len + (nruns == 1)) return sum;
+    unsigned row = TOK_ROW_PUNCT + (TOK_S_ASCII * 2 + lead) * 4; /* no break, no repeats */
+    return len > TOK_MIXED_FIT ? mixed_weight(weight, row, len) : weight[row * TOK_MAXLEN + len - 1];
+}
+
+/* Whether a byte of w may be a control character: one below a space but a
+** line feed (a borrow starts only below a space, and may flag a byte
+** above it: a maybe), 0x7F (which the 1 added makes 0x80), or one past
+** ASCII. A line feed, after most long pieces, is found exactly (a lane's
+** sum stays in its lane). */
+static inline bool word_controls(uint64_t w)
+{
+    const uint64_t low7 = WORD_ONES * 0x7F, lf = w ^ WORD_ONES * '\n';
+    uint64_t is_lf = ~(((lf & low7) + low7) | lf);
+    return ((w - WORD_ONES * 0x20) | w | (w + WORD_ONES)) & ~is_lf & WORD_HIGHS;
+}
+
+/* Whether s[j..end) may hold a control character: no for most pieces, in
+** a word or two (two loads that overlap for 4 to 8 bytes, the last word
+** overlapping the one before past 8). */
+static inline bool maybe_controls(const unsigned char *s, size_t j, size_t end)
+{
+    size_t n = end - j;
+    if (n < 4) {
+        for (size_t k = j; k < end; k++)
+            if (is_control(s[k]) || s[k] >= 0x80) return true;
+        return false;
+    }
+    if (n <= 8) return word_controls(load_le4(s + j) | (uint64_t)load_le4(s + end - 4) << 32);
+    for (size_t k = j; k + 8 < end; k += 8)
+        if (word_controls(load_le8(s + k))) return true;
+    return word_controls(load_le8(s + end - 8));
+}
+
+/* The weight of the piece s[j..end) (after a space when 'lead'; its marks,
+** then line breaks) when its marks hold a control character, or 0 when
+** they hold none or a byte past ASCII. No token of either encoding joins a
+** control character to another byte, but for NULs in o200k (two a token):
+** each is a token, and the marks between them are pieces of their own
+** ("\x01}}}}" is 1 and 2; exact in both encodings for runs of controls, of
+** controls and runs of one mark, and a space before a control, a token
+** alone). */
+static uint64_t controls_weight(const uint8_t *runs, const uint16_t *weight, const unsigned char *s, size_t j,
+                                size_t end, bool lead, bool o200k)
+{
+    if (!maybe_controls(s, j, end)) return 0;
+    size_t marks = end;
+    while (marks > j && (s[marks - 1] == '\n' || s[marks - 1] == '\r')) marks--;
+    bool any = false;
+    for (size_t k = j; k < marks; k++) {
+        if (s[k] >= 0x80) return 0;
+        any = any || is_control(s[k]);
+    }
+    if (!any) return 0;
+    uint64_t w = break_weight(end - marks);
+    if (lead && is_control(s[j])) w += TOK_SCALE; /* the space, alone */
+    for (size_t k = j, e; k < marks; k = e) {
+        e = k + 1;
+        if (!is_control(s[k])) {
+            while (e < marks && !is_control(s[e])) e++;
+            w += marks_weight(runs, weight, s, k, e, lead && k == j);
+        } else if (o200k && !s[k]) {
+            while (e < marks && !s[e]) e++;
+            w += (uint64_t)((e - k + 1) / 2) * TOK_SCALE;
+        } else {
+            w += TOK_SCALE;
+        }
+    }
+    return w;
+}
+
 uint64_t tok_long_punct_weight(const unsigned char *s, size_t i, size_t end, bool o200k, const uint16_t *weight,
                                unsigned row, unsigned nchars)
 {
     const uint8_t *runs = o200k ? coax_tok_runs_o200k : coax_tok_runs_cl100k;
     bool lead = s[i] == ' ', fitted = nchars <= TOK_MIXED_FIT; /* fitted: its row holds it but for one run */
     size_t j = i + lead, marks = end; /* the marks, then the line breaks after them */
+    uint64_t controls = controls_weight(runs, weight, s, j, end, lead, o200k);
+    if (controls) return controls;
     if (fitted && s[j + 1] != s[j]) return 0; /* "},{" and the like: most punctuation pieces, at once */
     while (marks > j && (s[marks - 1] == '\n' || s[marks - 1] == '\r')) marks--;
     size_t breaks = end - marks;

@@ -329,6 +329,50 @@ static void test_runs_of_one_mark_are_exact(void)
     CHECK_INT(coax_tokens(COAX_ENC_O200K, s, 300), 178); /* 150 exact */
 }
 
+/* Control characters (punctuation to the split) are a token each in both
+** encodings, NULs two a token in o200k, and the marks between them runs of
+** their own: the rows read them as punctuation, 56 for 100 \x01 and 3 for 8.
+** Exact counts from gpt-tokenizer. */
+static void test_control_characters_are_a_token_each(void)
+{
+    static const struct {
+        const char *text;
+        size_t len, o200k, cl100k;
+    } cases[] = {
+        {"\x01\x01\x01\x01\x01\x01\x01\x01", 8, 8, 8},
+        {"\x01\x02\x03\x04\x05\x06\x07\x08\x0e\x0f\x1f\x7f", 12, 12, 12},
+        {"\0\0\0\0\0\0\0", 7, 4, 7},
+        {"\0\0\0\x01\0\0\0\x01", 8, 6, 8},
+        {"\x01}}}}\x01}}}}", 10, 6, 6},         /* "}}}}" is 2 */
+        {"\x01--\x01--\x01--", 9, 6, 6},       /* "--" is 1 */
+        {" \x01\x01\x01\x01\x01", 6, 6, 6},     /* the space alone */
+        {" --\x01\x01--", 7, 4, 4},             /* " --" a run after a space */
+        {"\x01\x01\x01\x01\n\n\n", 7, 5, 5},    /* and the breaks, a token */
+        {"a \x01\x01\x01\x01 b", 8, 7, 7},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        CHECK_INT(coax_tokens(COAX_ENC_O200K, cases[i].text, cases[i].len), cases[i].o200k);
+        CHECK_INT(coax_tokens(COAX_ENC_CL100K, cases[i].text, cases[i].len), cases[i].cl100k);
+    }
+    static char s[1000];
+    memset(s, 1, 100);
+    CHECK_INT(coax_tokens(COAX_ENC_O200K, s, 100), 100);
+    for (size_t i = 0; i < 100; i++) s[i] = (char)(1 + i % 8);
+    CHECK_INT(coax_tokens(COAX_ENC_CL100K, s, 100), 100);
+    memset(s, 0, 100);
+    CHECK_INT(coax_tokens(COAX_ENC_O200K, s, 100), 50);
+    CHECK_INT(coax_tokens(COAX_ENC_CL100K, s, 100), 100);
+    /* a control before 80 dashes: 2, the dashes a run (1) */
+    s[0] = 1;
+    memset(s + 1, '-', 80);
+    CHECK_INT(coax_tokens(COAX_ENC_O200K, s, 81), 2);
+    /* twins: a piece of no control keeps its weight ("}}}]]]}}}]]]", 6
+    ** exact, above), and one with a character past ASCII is the row's */
+    CHECK_INT(coax_tokens(COAX_ENC_O200K, "}}}]]]}}}]]]", 12), 6);
+    size_t arrow = coax_tokens(COAX_ENC_O200K, "\x01\x01\x01\xe2\x86\x92\x01", 7); /* 5 exact */
+    CHECK(arrow >= 4 && arrow <= 8);
+}
+
 static void test_encoding_names_round_trip(void)
 {
     static const char *const names[] = {"o200k", "cl100k", "llama3", "claude", "chars4"};
@@ -449,6 +493,7 @@ static void test_held_out_sample_accuracy(void)
     X(test_large_inputs_are_linear_and_exact_for_repeats)  \
     X(test_long_runs_grow_a_token_per_128_code_points_at_least) \
     X(test_runs_of_one_mark_are_exact)                     \
+    X(test_control_characters_are_a_token_each)            \
     X(test_encoding_names_round_trip)                      \
     X(test_chat_adds_openai_framing)                       \
     X(test_held_out_sample_accuracy)
