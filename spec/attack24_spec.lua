@@ -65,20 +65,21 @@ return { schema = { type = "object", required = { "q" } }, prompt = "hi", max_at
   -- extraction an attempt) had one e:poll(0) take 42 attempts, 20.8 s, before the report's bound ended
   -- the session. A poll's cost is counted as a call's: its scripts' instructions, or its CPU time at
   -- 250 ns an instruction, whichever is more. Under a budget of 100,000 instructions (25 ms), an
-  -- attempt that extracts 420 KB (0.1-0.2 s) is a poll's last. The recipe builds that reply in about
-  -- 1 ms: a reply of 2.8 MB took 9 ms to build, and under a sanitizer beside another job more than
-  -- the whole budget (the session ended "limit" before its first attempt).
+  -- attempt that extracts 1.3 MB (0.2 s or more here, 8 times the budget) is a poll's last. The reply
+  -- is the session's input, kept by the prompt function: a recipe that built it (by doubling a string)
+  -- spent a time-dependent part of its own budget doing so, and under a sanitizer beside another job
+  -- all of it, so the session ended "limit" before its first attempt; a smaller reply built in 1 ms
+  -- was extracted in 32 ms, too close to the budget for a faster machine.
   it("counts the C of its passes too: an agent's long reply, extracted in C, is one attempt a poll", function()
-    local function answering(reps) -- made by doubling: string.rep charges its bytes (420 KB: 52,000)
-      return ([[
-local big = "[1,2,3] text " while #big < %d * 14 do big = big .. big end
-return { schema = { type = "object", required = { "q" } }, prompt = "hi", max_attempts = 3,
-  agent = { call = function() return { text = big } end } }]]):format(reps)
-    end
+    local answering = [[
+local reply
+return { schema = { type = "object", required = { "q" } }, max_attempts = 3,
+  prompt = function(input) reply = input return "hi" end,
+  agent = { call = function() return { text = reply } end } }]]
     local function per_poll(reps)
       local e = coax.engine({ lua_instructions = 100000 })
       local started, counts = 0, {}
-      local s = e:session(answering(reps), "x", { source = true, on_event = function(name)
+      local s = e:session(answering, ("[1,2,3] text "):rep(reps), { source = true, on_event = function(name)
         if name == "attempt_start" then started = started + 1 end
       end })
       repeat
@@ -90,7 +91,7 @@ return { schema = { type = "object", required = { "q" } }, prompt = "hi", max_at
       e:close()
       return r
     end
-    assert.are.same({ { 1, 1, 1 }, "exhausted" }, per_poll(20000))
+    assert.are.same({ { 1, 1, 1 }, "exhausted" }, per_poll(100000))
     assert.are.same({ { 3 }, "exhausted" }, per_poll(10)) -- twin: a short reply, all three in one poll
   end)
 
