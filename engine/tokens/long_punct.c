@@ -52,7 +52,9 @@ static inline bool is_control(unsigned c) { return (c < 0x20 && c != '\n' && c !
 /* The weight of s[a..b), ASCII marks and no control character, as the
 ** piece a control character ends: the sum of its runs when it is one run
 ** or runs of 2 marks or more on average, else the row's weight (the row of
-** ASCII punctuation, after a space or not). */
+** ASCII punctuation, after a space or not). The line breaks inside o200k's
+** tail of breaks and slashes ("\n/") are no mark: such a stretch takes
+** the row's weight ("\x01\x01\x01\x01/\n/": 5, exact; with "\n/" 5 for 6). */
 static uint64_t marks_weight(const uint8_t *runs, const uint16_t *weight, const unsigned char *s, size_t a,
                              size_t b, bool lead)
 {
