@@ -4,30 +4,59 @@
 #include "script/lib.h"
 #include "extract/coerce.h"
 
+/* A log entry's field names, on the stack from 'keys' on: pushed once for a
+** whole log, for lua_setfield looks each name up again (the state's string
+** cache, a strcmp) for every entry, and a reply of 16 KB can log 1,700. */
+static const char *const entry_keys[] = {"kind", "detail", "offset", "line", "column", "class"};
+#define ENTRY_FIELDS (int)(sizeof entry_keys / sizeof *entry_keys)
+
+static int push_entry_keys(lua_State *L)
+{
+    luaL_checkstack(L, ENTRY_FIELDS + 3, "repair log");
+    for (int i = 0; i < ENTRY_FIELDS; i++) lua_pushstring(L, entry_keys[i]);
+    return lua_gettop(L) - ENTRY_FIELDS + 1;
+}
+
+static void push_entry(lua_State *L, const coax_repair_entry *e, int keys)
+{
+    lua_createtable(L, 0, ENTRY_FIELDS);
+    lua_pushvalue(L, keys);
+    lua_pushstring(L, e->kind);
+    lua_rawset(L, -3);
+    lua_pushvalue(L, keys + 1);
+    lua_pushstring(L, e->detail);
+    lua_rawset(L, -3);
+    lua_pushvalue(L, keys + 2);
+    lua_pushinteger(L, (lua_Integer)e->offset);
+    lua_rawset(L, -3);
+    lua_pushvalue(L, keys + 3);
+    lua_pushinteger(L, e->line);
+    lua_rawset(L, -3);
+    lua_pushvalue(L, keys + 4);
+    lua_pushinteger(L, e->column);
+    lua_rawset(L, -3);
+    lua_pushvalue(L, keys + 5);
+    lua_pushstring(L, coax_class_name(e->cls));
+    lua_rawset(L, -3);
+}
+
 void lcoax_push_repair_entry(lua_State *L, const coax_repair_entry *e)
 {
-    lua_createtable(L, 0, 6);
-    lua_pushstring(L, e->kind);
-    lua_setfield(L, -2, "kind");
-    lua_pushstring(L, e->detail);
-    lua_setfield(L, -2, "detail");
-    lua_pushinteger(L, (lua_Integer)e->offset);
-    lua_setfield(L, -2, "offset");
-    lua_pushinteger(L, e->line);
-    lua_setfield(L, -2, "line");
-    lua_pushinteger(L, e->column);
-    lua_setfield(L, -2, "column");
-    lua_pushstring(L, coax_class_name(e->cls));
-    lua_setfield(L, -2, "class");
+    int keys = push_entry_keys(L);
+    push_entry(L, e, keys);
+    lua_replace(L, keys);
+    lua_settop(L, keys);
 }
 
 void lcoax_push_repair_log(lua_State *L, const coax_repair_entry *log, size_t n)
 {
     lua_createtable(L, (int)(n > 1u << 20 ? 0 : n), 0);
+    int keys = push_entry_keys(L);
     for (size_t i = 0; i < n; i++) {
-        lcoax_push_repair_entry(L, &log[i]);
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
+        push_entry(L, &log[i], keys);
+        lua_rawseti(L, keys - 1, (lua_Integer)i + 1);
     }
+    lua_settop(L, keys - 1);
 }
 
 /** coax.repair(text [, opts]) -> value, log, info | nil, message, code
